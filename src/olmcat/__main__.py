@@ -1,0 +1,3 @@
+from olmcat.cli import main
+
+main()

@@ -1,0 +1,23 @@
+"""The one exception hierarchy of olmcat.
+
+Library code raises these; only the CLI turns them into exit codes. Every message is one line that
+names the file, package or bundle concerned and says what is wrong (and, where useful, what to do).
+"""
+
+from __future__ import annotations
+
+
+class OlmcatError(Exception):
+    """Base class of every error olmcat reports to a user."""
+
+
+class InputError(OlmcatError):
+    """The input catalog (file, directory, archive) cannot be read or is malformed."""
+
+
+class OutputError(OlmcatError):
+    """The output location cannot be used (exists and is not empty, not writable, ...)."""
+
+
+class ValidationError(OlmcatError):
+    """A catalog breaks a rule of the FBC or legacy format."""

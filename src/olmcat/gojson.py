@@ -1,0 +1,140 @@
+"""JSON text exactly as Go's ``encoding/json`` writes it.
+
+opm writes catalogs with ``json.Encoder`` (``SetIndent("", "    ")``, ``SetEscapeHTML(false)``);
+property values travel as ``json.RawMessage`` and keep their own string escapes, only compacted and
+re-indented. To be byte-identical we therefore keep property values as compact JSON *text* and
+re-indent that text the way ``json.Indent`` does, instead of re-encoding parsed values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+from olmcat.errors import InputError
+
+# A JSON token: a string (with escapes), one structural character, or a run of literal characters
+# (numbers, true/false/null). Whitespace between tokens is matched separately so it can be dropped.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+|(\s+)', re.DOTALL)
+_WHITESPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+', re.DOTALL)
+_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+_HTML = re.compile("[<>&]")
+
+
+def go_string(text: str, *, escape_html: bool = False) -> str:
+    """Encode ``text`` as a JSON string literal the way Go does.
+
+    Go escapes ``"``, ``\\``, control characters and always U+2028/U+2029; with HTML escaping on
+    (``json.Marshal``'s default) also ``<``, ``>`` and ``&``.
+    """
+    out = json.dumps(text, ensure_ascii=False)
+    if "\u2028" in out or "\u2029" in out:
+        out = out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    if escape_html:
+        out = _HTML.sub(lambda m: _HTML_ESCAPES[m.group(0)], out)
+    return out
+
+
+def go_marshal(value: Any, *, escape_html: bool = True) -> str:
+    """Compact JSON of plain Python data as ``json.Marshal`` writes it.
+
+    Dict keys are sorted (Go sorts map keys); use this only for data that was a Go map or
+    ``unstructured`` object (Kubernetes manifests), never for structs with a fixed field order.
+    """
+    if isinstance(value, str):
+        return go_string(value, escape_html=escape_html)
+    if isinstance(value, dict):
+        items = sorted(value.items())
+        return (
+            "{"
+            + ",".join(
+                go_string(k, escape_html=escape_html) + ":" + go_marshal(v, escape_html=escape_html)
+                for k, v in items
+            )
+            + "}"
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(go_marshal(v, escape_html=escape_html) for v in value) + "]"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_float(value)
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def go_float(value: float) -> str:
+    """Format a float64 like Go's ``encoding/json`` ('f' format, 'e' for tiny/huge magnitudes)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"unsupported float value {value!r}")
+    absolute = abs(value)
+    shortest = Decimal(repr(value))  # repr gives the shortest round-tripping digits, as Go's -1
+    if absolute != 0 and (absolute < 1e-6 or absolute >= 1e21):
+        # strconv 'e' format: at least two exponent digits, then Go trims "e-07" to "e-7".
+        mantissa, _, exponent = f"{shortest:e}".partition("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        sign, digits = exponent[0], exponent[1:].lstrip("0").rjust(2, "0")
+        if sign == "-" and digits[0] == "0":
+            digits = digits[1:]
+        return f"{mantissa}e{sign}{digits}"
+    text = f"{shortest:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def compact(raw: str, *, what: str = "JSON value") -> str:
+    """Validate ``raw`` and drop insignificant whitespace, keeping string escapes as they are.
+
+    This is ``json.Compact``: RawMessage values reach opm's output in this form.
+    """
+    try:
+        json.loads(raw)
+    except ValueError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc}") from None
+    return _WHITESPACE.sub(lambda m: m.group(1) or "", raw)
+
+
+def indent(raw: str, depth: int, unit: str = "    ") -> str:
+    """Re-indent compact JSON text as ``json.Indent`` would at nesting level ``depth``.
+
+    Empty objects and arrays stay ``{}`` / ``[]``; ``:`` is followed by one space.
+    """
+    if len(raw) < 2 or raw[0] not in "{[":
+        return raw
+    parts: list[str] = []
+    level = depth
+    pending_open = False  # just wrote { or [: the newline waits to see if the container is empty
+    for match in _TOKEN.finditer(raw):
+        if match.group(1) is not None:
+            continue
+        token = match.group(0)
+        if pending_open:
+            pending_open = False
+            if token in "}]":
+                parts.append(token)
+                level -= 1
+                continue
+            parts.append("\n" + unit * level)
+        if token in "{[":
+            parts.append(token)
+            level += 1
+            pending_open = True
+        elif token in "}]":
+            level -= 1
+            parts.append("\n" + unit * level + token)
+        elif token == ",":
+            parts.append(",\n" + unit * level)
+        elif token == ":":
+            parts.append(": ")
+        else:
+            parts.append(token)
+    return "".join(parts)

@@ -1,0 +1,148 @@
+"""Facts the legacy loaders derived from a bundle's manifests (CSV and CRDs).
+
+Shared by every reader: the SQLite reader needs them for old schemas whose tables lack a fact, the
+directory readers derive everything from them. Manifests are plain parsed JSON/YAML objects.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from olmcat.property import GVK
+
+Manifest = dict[str, Any]
+
+CSV_KIND = "ClusterServiceVersion"
+CRD_KIND = "CustomResourceDefinition"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def kind(obj: Manifest) -> str:
+    return _str(obj.get("kind"))
+
+
+def name(obj: Manifest) -> str:
+    return _str(_dict(obj.get("metadata")).get("name"))
+
+
+def spec(obj: Manifest | None) -> dict[str, Any]:
+    return _dict((obj or {}).get("spec"))
+
+
+def metadata_annotations(obj: Manifest | None) -> dict[str, Any]:
+    return _dict(_dict((obj or {}).get("metadata")).get("annotations"))
+
+
+def csv_version(csv: Manifest | None) -> str:
+    return _str(spec(csv).get("version"))
+
+
+def csv_replaces(csv: Manifest | None) -> str:
+    return _str(spec(csv).get("replaces"))
+
+
+def csv_skips(csv: Manifest | None) -> list[str]:
+    return [s for s in _list(spec(csv).get("skips")) if isinstance(s, str)]
+
+
+def csv_skip_range(csv: Manifest | None) -> str:
+    return _str(metadata_annotations(csv).get("olm.skipRange"))
+
+
+def csv_related_images(csv: Manifest | None) -> list[tuple[str, str]]:
+    """``spec.relatedImages`` as (name, image); missing fields are empty, as Go decodes them."""
+    return [
+        (_str(entry.get("name")), _str(entry.get("image")))
+        for entry in _list(spec(csv).get("relatedImages"))
+        if isinstance(entry, dict)
+    ]
+
+
+def csv_operator_images(csv: Manifest | None) -> list[str]:
+    """Images of every container and init container of the CSV's install deployments."""
+    install_spec = _dict(_dict(spec(csv).get("install")).get("spec"))
+    images: list[str] = []
+    for deployment in _list(install_spec.get("deployments")):
+        pod = spec(_dict(spec(_dict(deployment)).get("template")))
+        for key in ("initContainers", "containers"):
+            for container in _list(pod.get(key)):
+                image = _str(_dict(container).get("image"))
+                if image:
+                    images.append(image)
+    return images
+
+
+def csv_icon(csv: Manifest | None) -> tuple[str, str] | None:
+    """The first icon as (base64data, mediatype), or None."""
+    icons = _list(spec(csv).get("icon"))
+    if not icons or not isinstance(icons[0], dict):
+        return None
+    return _str(icons[0].get("base64data")), _str(icons[0].get("mediatype"))
+
+
+def decode_icon(data: str) -> bytes | None:
+    """Decode icon data as opm does: Go's StdEncoding (CR/LF ignored, padding required); on
+    failure retry without spaces (the planetscale CSV has spaces in its base64)."""
+    for candidate in (data, data.replace(" ", "")):
+        cleaned = candidate.replace("\r", "").replace("\n", "")
+        try:
+            return base64.b64decode(cleaned, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def crd_groups(objects: list[Manifest]) -> dict[str, str]:
+    """CRD name -> API group of every CRD among ``objects``."""
+    groups: dict[str, str] = {}
+    for obj in objects:
+        group = _str(spec(obj).get("group"))
+        if kind(obj) == CRD_KIND and name(obj) and group:
+            groups[name(obj)] = group
+    return groups
+
+
+def provided_apis(objects: list[Manifest], csv: Manifest | None) -> set[GVK]:
+    """Every version of every CRD in the bundle, plus the CSV's owned API services."""
+    provided: set[GVK] = set()
+    for obj in objects:
+        if kind(obj) != CRD_KIND:
+            continue
+        crd_spec = spec(obj)
+        group = _str(crd_spec.get("group"))
+        crd_kind = _str(_dict(crd_spec.get("names")).get("kind"))
+        for version in _list(crd_spec.get("versions")):
+            provided.add(GVK(group, crd_kind, _str(_dict(version).get("name"))))
+        if _str(crd_spec.get("version")):
+            provided.add(GVK(group, crd_kind, _str(crd_spec.get("version"))))
+    for api in _list(_dict(spec(csv).get("apiservicedefinitions")).get("owned")):
+        api = _dict(api)
+        provided.add(GVK(_str(api.get("group")), _str(api.get("kind")), _str(api.get("version"))))
+    return provided
+
+
+def required_apis(csv: Manifest | None) -> set[GVK]:
+    """The CSV's required CRDs (group taken from ``<plural>.<group>``) and API services."""
+    required: set[GVK] = set()
+    for crd in _list(_dict(spec(csv).get("customresourcedefinitions")).get("required")):
+        crd = _dict(crd)
+        _, _, group = _str(crd.get("name")).partition(".")
+        if group:
+            required.add(GVK(group, _str(crd.get("kind")), _str(crd.get("version"))))
+    for api in _list(_dict(spec(csv).get("apiservicedefinitions")).get("required")):
+        api = _dict(api)
+        required.add(GVK(_str(api.get("group")), _str(api.get("kind")), _str(api.get("version"))))
+    return required

@@ -1,0 +1,665 @@
+"""Read legacy SQLite index databases (every historical schema) into the catalog model.
+
+What comes out is what ``opm migrate`` (v1.26.5 to v1.72.0) writes for the same database, except
+that olmcat reads schemas opm cannot migrate and never modifies the file:
+
+* the database is opened read-only and immutable, so SQLite neither writes to it nor creates a
+  journal beside it (opm upgrades the schema in place);
+* older schemas are read as opm's own migrations would have rewritten them (package and GVK
+  properties from the API tables, required APIs as dependencies, versions and skip ranges from the
+  CSV, related images from the CSV where the table is missing);
+* one package is read at a time: every table is streamed ordered by package, so memory is bounded
+  by the largest package, not by the catalog.
+
+opm semantics reproduced (the goldens in ``shared/corpus/expected`` are the spec): bundles without
+channel entries and bundles carrying an ``olm.deprecated`` property are left out; a bundle's
+``replaces`` is found by following replaces pointers from the channel heads (the entries of minimal
+depth) and every other inbound edge of ``channel_entry`` becomes a skip; properties come from the
+``properties`` table, ``olm.gvk`` rows are rebuilt, ``dependencies`` become ``olm.gvk.required`` /
+``olm.package.required``; manifests come from the ``bundle`` column as ``olm.bundle.object``
+properties in stored order; related images are the CSV's ``spec.relatedImages`` plus every
+``related_image`` row; the package icon is the first icon of the default channel head's CSV.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import sqlite3
+import urllib.parse
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from olmcat import manifests
+from olmcat import property as prop
+from olmcat.errors import InputError
+from olmcat.gojson import compact
+from olmcat.model import (
+    Bundle,
+    Channel,
+    ChannelEntry,
+    Icon,
+    Package,
+    PackageCatalog,
+    RelatedImage,
+)
+from olmcat.property import Property
+
+Warn = Callable[[str], None]
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+GOLANG_MIGRATE_VERSION = 201909251211
+LATEST_SCHEMA = 14
+REQUIRED_TABLES = ("package", "channel", "channel_entry", "operatorbundle")
+
+
+def is_sqlite_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(16) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """What a database's tables look like, and therefore where each fact must be read from."""
+
+    migration: int | None  # max(schema_migrations.version); None before migrations existed
+    tables: frozenset[str]
+    columns: dict[str, frozenset[str]] = field(hash=False)
+
+    @property
+    def label(self) -> str:
+        if self.migration is None:
+            flavour = (
+                "api.groupOrName" if "groupOrName" in self.columns["api"] else "api.group_name"
+            )
+            return f"pre-migration ({flavour})"
+        if self.migration == GOLANG_MIGRATE_VERSION:
+            return f"golang-migrate {GOLANG_MIGRATE_VERSION}"
+        return str(self.migration)
+
+    def has(self, table: str, column: str | None = None) -> bool:
+        if table not in self.tables:
+            return False
+        return column is None or column in self.columns[table]
+
+    @property
+    def api_group_column(self) -> str:
+        return "groupOrName" if self.has("api_provider", "groupOrName") else "group_name"
+
+    @property
+    def predates_bundle_apis(self) -> bool:
+        """Written before migration 007, by loaders that recorded fewer APIs."""
+        return (
+            self.migration is None or self.migration < 7 or self.migration == GOLANG_MIGRATE_VERSION
+        )
+
+    @property
+    def apis_by_entry(self) -> bool:
+        """Before migration 006 the API tables point at channel entries, not bundles."""
+        return self.has("api_provider", "channel_entry_id")
+
+
+def detect_schema(db: sqlite_utils.Database, path: Path) -> Schema:
+    tables = frozenset(db.table_names())
+    missing = [t for t in REQUIRED_TABLES if t not in tables]
+    if missing:
+        raise InputError(
+            f"{path}: not an OLM index database (missing tables: {', '.join(missing)})"
+        )
+    columns = {t: frozenset(db[t].columns_dict) for t in tables}
+    migration: int | None = None
+    if "schema_migrations" in tables:
+        versions = [row[0] for row in db.execute("SELECT version FROM schema_migrations")]
+        if not versions or not all(isinstance(v, int) for v in versions):
+            raise InputError(f"{path}: schema_migrations holds no usable version {versions[:3]!r}")
+        migration = max(versions)
+        if migration != GOLANG_MIGRATE_VERSION and not 0 <= migration <= LATEST_SCHEMA:
+            raise InputError(
+                f"{path}: unknown index schema version {migration} (olmcat reads 0 to "
+                f"{LATEST_SCHEMA} and the golang-migrate era); was it written by a newer opm?"
+            )
+    return Schema(migration, tables, columns)
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """Open ``path`` so that SQLite can never write to it or create files next to it."""
+    for suffix in ("-journal", "-wal"):
+        sidecar = path.with_name(path.name + suffix)
+        if sidecar.exists() and sidecar.stat().st_size > 0:
+            raise InputError(
+                f"{path}: a {suffix[1:]} file lies beside the database, so a writer did not "
+                "finish; open it once with sqlite3 to recover it, or migrate a copy"
+            )
+    uri = "file:" + urllib.parse.quote(str(path.resolve())) + "?mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: cannot read the SQLite database: {exc}") from None
+    return conn
+
+
+def _text(value: Any, where: str) -> str:
+    """Column values may be TEXT or BLOB (image-built DBs store some JSON as BLOB)."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{where} is not valid UTF-8") from None
+    return str(value)
+
+
+def split_objects(text: str, where: str) -> list[tuple[str, Any]]:
+    """Split the ``bundle`` column (JSON documents written back to back) into raw documents,
+    each with its parsed value (opm keeps the raw text of each; we need both)."""
+    decoder = json.JSONDecoder()
+    objects: list[tuple[str, Any]] = []
+    index, end = 0, len(text)
+    while True:
+        while index < end and text[index] in " \t\r\n":
+            index += 1
+        if index >= end:
+            return objects
+        try:
+            value, stop = decoder.raw_decode(text, index)
+        except ValueError as exc:
+            raise InputError(
+                f"{where}: manifest {len(objects) + 1} is not valid JSON: {exc}"
+            ) from None
+        objects.append((text[index:stop], value))
+        index = stop
+
+
+def _parse_object(raw: str) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+@dataclass(slots=True)
+class _BundleRow:
+    name: str
+    bundlepath: str
+    version: str | None
+    skiprange: str | None
+    manifests: list[str] = field(default_factory=list)
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    csv: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class _EntryRow:
+    entry_id: int
+    channel: str
+    bundle: str
+    replaces: int | None
+    depth: int | None
+
+
+class _Grouped:
+    """Rows of one query ordered by package; hands out the rows of one package at a time."""
+
+    def __init__(self, rows: Iterator[tuple[Any, ...]]) -> None:
+        self._groups = itertools.groupby(rows, key=lambda row: row[0])
+        self._current: tuple[str, list[tuple[Any, ...]]] | None = None
+        self._advance()
+
+    def _advance(self) -> None:
+        try:
+            key, rows = next(self._groups)
+        except StopIteration:
+            self._current = None
+        else:
+            self._current = (key, list(rows))
+
+    def take(self, package: str) -> list[tuple[Any, ...]]:
+        """Rows of ``package``; rows of packages that sort before it (orphans) are dropped."""
+        while self._current is not None and self._current[0] < package:
+            self._advance()
+        if self._current is not None and self._current[0] == package:
+            rows = self._current[1]
+            self._advance()
+            return rows
+        return []
+
+
+class SqliteCatalog:
+    """A read-only view of an index database that yields one :class:`PackageCatalog` at a time."""
+
+    def __init__(self, path: Path, warn: Warn | None = None) -> None:
+        self.path = path
+        self._warn = warn or (lambda message: None)
+        if not path.exists():
+            raise InputError(f"{path}: no such file")
+        if not path.is_file():
+            raise InputError(f"{path}: not a file")
+        if not is_sqlite_file(path):
+            raise InputError(f"{path}: not an SQLite database (wrong file header)")
+        self._conn = open_readonly(path)
+        try:
+            self._db = sqlite_utils.Database(self._conn)
+            self.schema = detect_schema(self._db, path)
+            self._check_integrity()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise InputError(f"{path}: the database is corrupt or truncated: {exc}") from None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> SqliteCatalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_integrity(self) -> None:
+        # quick_check reads every page: a truncated or damaged file fails here, before any output.
+        problems = [row[0] for row in self._conn.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise InputError(f"{self.path}: the database is corrupt: {'; '.join(problems)}")
+
+    def _query(self, sql: str, *params: Any) -> Iterator[tuple[Any, ...]]:
+        try:
+            yield from self._conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path}: cannot read the database: {exc}") from None
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def package_names(self) -> list[str]:
+        return [
+            str(row[0]) for row in self._query("SELECT DISTINCT name FROM package ORDER BY name")
+        ]
+
+    def __iter__(self) -> Iterator[PackageCatalog]:
+        return self.packages()
+
+    def packages(self, only: set[str] | None = None) -> Iterator[PackageCatalog]:
+        """Yield packages in name order, each fully read before the next one starts."""
+        schema = self.schema
+        members = "(SELECT DISTINCT package_name, operatorbundle_name FROM channel_entry)"
+        streams: dict[str, _Grouped] = {}
+
+        def stream(name: str, sql: str) -> None:
+            streams[name] = _Grouped(self._query(sql))
+
+        tip_row = next(self._query("SELECT min(depth) FROM channel_entry"), (None,))
+        tip = tip_row[0]
+        stream(
+            "channels",
+            "SELECT package_name, name, head_operatorbundle_name FROM channel "
+            "ORDER BY package_name, name",
+        )
+        stream(
+            "entries",
+            "SELECT package_name, entry_id, channel_name, operatorbundle_name, replaces, depth "
+            "FROM channel_entry ORDER BY package_name, entry_id",
+        )
+        version = "o.version" if schema.has("operatorbundle", "version") else "NULL"
+        skiprange = "o.skiprange" if schema.has("operatorbundle", "skiprange") else "NULL"
+        bundlepath = "o.bundlepath" if schema.has("operatorbundle", "bundlepath") else "''"
+        stream(
+            "bundles",
+            f"SELECT m.package_name, o.name, {bundlepath}, {version}, {skiprange} "
+            f"FROM operatorbundle o JOIN {members} m ON m.operatorbundle_name = o.name "
+            "ORDER BY m.package_name, o.name",
+        )
+        for table in ("properties", "dependencies"):
+            if schema.has(table):
+                stream(
+                    table,
+                    f"SELECT m.package_name, t.operatorbundle_name, t.type, t.value "
+                    f"FROM {table} t JOIN {members} m "
+                    "ON m.operatorbundle_name = t.operatorbundle_name "
+                    "ORDER BY m.package_name, t.rowid",
+                )
+        if schema.has("related_image"):
+            stream(
+                "related_image",
+                f"SELECT m.package_name, t.operatorbundle_name, t.image "
+                f"FROM related_image t JOIN {members} m "
+                "ON m.operatorbundle_name = t.operatorbundle_name "
+                "ORDER BY m.package_name, t.rowid",
+            )
+        if not schema.has("properties"):
+            for table in ("api_provider", "api_requirer"):
+                if schema.has(table):
+                    stream(table, self._api_sql(table))
+
+        for pkg_row in self._query("SELECT name, default_channel FROM package ORDER BY name"):
+            name, default_channel = _text(pkg_row[0], "package name"), _text(pkg_row[1], "")
+            rows = {key: grouped.take(name) for key, grouped in streams.items()}
+            if only is not None and name not in only:
+                continue
+            yield self._package(name, default_channel, tip, rows)
+
+    def _api_sql(self, table: str) -> str:
+        group = self.schema.api_group_column
+        if self.schema.apis_by_entry:
+            return (
+                f'SELECT e.package_name, e.operatorbundle_name, a."{group}", a.version, a.kind '
+                f"FROM {table} a JOIN channel_entry e ON e.entry_id = a.channel_entry_id "
+                "ORDER BY e.package_name, a.rowid"
+            )
+        members = "(SELECT DISTINCT package_name, operatorbundle_name FROM channel_entry)"
+        return (
+            f'SELECT m.package_name, a.operatorbundle_name, a."{group}", a.version, a.kind '
+            f"FROM {table} a JOIN {members} m ON m.operatorbundle_name = a.operatorbundle_name "
+            "ORDER BY m.package_name, a.rowid"
+        )
+
+    # -- one package ----------------------------------------------------------------------------
+
+    def _package(
+        self,
+        name: str,
+        default_channel: str,
+        tip: int | None,
+        rows: dict[str, list[tuple[Any, ...]]],
+    ) -> PackageCatalog:
+        where = f"{self.path}: package {name!r}"
+        bundles = {
+            str(r[1]): _BundleRow(str(r[1]), _text(r[2], where), r[3], r[4])
+            for r in rows["bundles"]
+        }
+        for bundle in bundles.values():
+            self._load_manifests(bundle, where)
+
+        props: dict[str, list[Property]] = defaultdict(list)
+        for _, bundle_name, type_, value in rows.get("properties", []):
+            raw = _text(value, f"{where}: property of bundle {bundle_name!r}")
+            props[bundle_name].append(
+                Property(
+                    str(type_),
+                    compact(raw, what=f"{where}: bundle {bundle_name!r} property {type_}"),
+                )
+            )
+        deps: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for _, bundle_name, type_, value in rows.get("dependencies", []):
+            deps[bundle_name].append(
+                (str(type_), _text(value, f"{where}: dependency of {bundle_name!r}"))
+            )
+        images: dict[str, list[str]] = defaultdict(list)
+        for _, bundle_name, image in rows.get("related_image", []):
+            images[bundle_name].append(_text(image, where))
+        if not self.schema.has("properties"):
+            self._synthesize_old_schema_properties(bundles, rows, props, deps, name)
+
+        entries = [
+            _EntryRow(int(r[1]), _text(r[2], where), _text(r[3], where), r[4], r[5])
+            for r in rows["entries"]
+        ]
+        channel_names = [_text(r[1], where) for r in rows["channels"]]
+        heads = {_text(r[1], where): _text(r[2], where) for r in rows["channels"]}
+
+        deprecated = {
+            b for b, plist in props.items() if any(p.type == prop.TYPE_DEPRECATED for p in plist)
+        }
+        model_bundles: dict[str, Bundle] = {}
+        for bundle in bundles.values():
+            if bundle.name in deprecated:
+                continue
+            model_bundles[bundle.name] = self._bundle(
+                bundle, name, props[bundle.name], deps[bundle.name], images[bundle.name], where
+            )
+
+        skip_ranges = {b: self._skip_range(bundles[b]) for b in model_bundles}
+        channels = self._channels(name, channel_names, entries, tip, skip_ranges, where)
+        in_channels = {e.name for c in channels for e in c.entries}
+        kept = tuple(b for n, b in sorted(model_bundles.items()) if n in in_channels)
+
+        icon = None
+        head = heads.get(default_channel)
+        if head and head in bundles:
+            icon = self._icon(bundles[head], where)
+        if default_channel not in {c.name for c in channels}:
+            self._warn(f"{where}: default channel {default_channel!r} has no bundles")
+        return PackageCatalog(
+            package=Package(name=name, default_channel=default_channel, icon=icon),
+            channels=tuple(channels),
+            bundles=kept,
+        )
+
+    def _load_manifests(self, bundle: _BundleRow, where: str) -> None:
+        has_csv_column = self.schema.has("operatorbundle", "csv")
+        columns = "bundle, csv" if has_csv_column else "bundle, NULL"
+        row = next(self._query(f"SELECT {columns} FROM operatorbundle WHERE name = ?", bundle.name))
+        what = f"{where}: bundle {bundle.name!r}"
+        text = _text(row[0], what)
+        if text:
+            parsed = split_objects(text, what)
+            bundle.manifests = [raw for raw, _ in parsed]
+            bundle.objects = [obj for _, obj in parsed if isinstance(obj, dict)]
+            bundle.csv = next(
+                (o for o in bundle.objects if manifests.kind(o) == manifests.CSV_KIND), None
+            )
+            if bundle.csv is None:
+                self._warn(f"{what}: the bundle column holds no ClusterServiceVersion")
+        if bundle.csv is None and row[1] is not None and self._needs_csv(bundle):
+            # Older schemas: version / skip range / related images must come from the CSV even
+            # when the bundle column is empty; the csv column still holds it.
+            bundle.csv = _parse_object(_text(row[1], what))
+
+    def _needs_csv(self, bundle: _BundleRow) -> bool:
+        return bundle.version is None or not self.schema.has("related_image")
+
+    def _synthesize_old_schema_properties(
+        self,
+        bundles: dict[str, _BundleRow],
+        rows: dict[str, list[tuple[Any, ...]]],
+        props: dict[str, list[Property]],
+        deps: dict[str, list[tuple[str, str]]],
+        package_name: str,
+    ) -> None:
+        """What migrations 008 and 009 would have written for a database older than schema 9.
+
+        Before migration 007 the API tables were written by loaders that recorded fewer APIs (one
+        version per CRD, no required APIs before schema 3), so for those the APIs the schema-7
+        loader derives from the stored manifests are added as well.
+        """
+        crd_groups = {
+            crd: group
+            for b in bundles.values()
+            for crd, group in manifests.crd_groups(b.objects).items()
+        }
+        provided: dict[str, set[prop.GVK]] = defaultdict(set)
+        required: dict[str, set[prop.GVK]] = defaultdict(set)
+        for _, bundle_name, group, version, kind in rows.get("api_provider", []):
+            group_name = crd_groups.get(str(group), str(group))  # v1.0.x stored CRD names
+            provided[bundle_name].add(prop.GVK(group_name, str(kind), str(version)))
+        for _, bundle_name, group, version, kind in rows.get("api_requirer", []):
+            group_name = crd_groups.get(str(group), str(group))
+            required[bundle_name].add(prop.GVK(group_name, str(kind), str(version)))
+        old_loader = self.schema.predates_bundle_apis
+        for bundle in bundles.values():
+            props[bundle.name].append(prop.package(package_name, self._version(bundle)))
+            if old_loader:
+                provided[bundle.name] |= manifests.provided_apis(bundle.objects, bundle.csv)
+                required[bundle.name] |= manifests.required_apis(bundle.csv)
+            props[bundle.name].extend(
+                prop.gvk(g.group, g.version, g.kind) for g in provided[bundle.name]
+            )
+            if not self.schema.has("dependencies"):
+                deps[bundle.name].extend(
+                    (prop.TYPE_GVK, prop.gvk_required(g.group, g.version, g.kind).value)
+                    for g in required[bundle.name]
+                )
+
+    def _version(self, bundle: _BundleRow) -> str:
+        if bundle.version is not None:
+            return str(bundle.version)
+        return manifests.csv_version(bundle.csv)
+
+    def _skip_range(self, bundle: _BundleRow) -> str:
+        if bundle.skiprange is not None:
+            return str(bundle.skiprange)
+        return manifests.csv_skip_range(bundle.csv)
+
+    def _bundle(
+        self,
+        bundle: _BundleRow,
+        package_name: str,
+        props: list[Property],
+        deps: list[tuple[str, str]],
+        images: list[str],
+        where: str,
+    ) -> Bundle:
+        what = f"{where}: bundle {bundle.name!r}"
+        out: list[Property] = []
+        provided: set[prop.GVK] = set()
+        required: set[prop.GVK] = set()
+        has_package = False
+        for p in props:
+            if p.type == prop.TYPE_GVK:
+                provided.add(_gvk(p.value, what))
+            else:
+                has_package = has_package or p.type == prop.TYPE_PACKAGE
+                out.append(p)
+        for type_, raw in deps:
+            if type_ == prop.TYPE_GVK:
+                required.add(_gvk(raw, what))
+            elif type_ == prop.TYPE_PACKAGE:
+                value = _json_object(raw, f"{what} dependency {type_}")
+                out.append(
+                    prop.package_required(
+                        _str(value.get("packageName")), _str(value.get("version"))
+                    )
+                )
+        if not has_package:
+            out.append(prop.package(package_name, self._version(bundle)))
+        out.extend(prop.gvk(g.group, g.version, g.kind) for g in provided)
+        out.extend(prop.gvk_required(g.group, g.version, g.kind) for g in required)
+        out.extend(prop.bundle_object(raw.encode()) for raw in bundle.manifests)
+
+        related = (
+            [RelatedImage(n, i) for n, i in manifests.csv_related_images(bundle.csv)]
+            if bundle.manifests
+            else []
+        )
+        if not self.schema.has("related_image"):
+            # Migration 001 filled the table from the CSV: relatedImages and operator containers.
+            images = [i for _, i in manifests.csv_related_images(bundle.csv) if i]
+            images += manifests.csv_operator_images(bundle.csv)
+        known = {ri.image for ri in related}
+        for image in dict.fromkeys(images):
+            if image not in known:
+                related.append(RelatedImage("", image))
+        # opm sorts related images by image (sort.Slice; stable for the sizes seen in practice).
+        related.sort(key=lambda ri: ri.image)
+        return Bundle(
+            name=bundle.name,
+            package=package_name,
+            image=bundle.bundlepath,
+            properties=prop.opm_order(out),
+            related_images=tuple(related),
+        )
+
+    def _channels(
+        self,
+        package_name: str,
+        channel_names: list[str],
+        entries: list[_EntryRow],
+        tip: int | None,
+        skip_ranges: dict[str, str],
+        where: str,
+    ) -> list[Channel]:
+        by_id = {e.entry_id: e for e in entries}
+        # Entries reachable from the heads (minimal depth) by replaces pointers form the replaces
+        # chains; every other pointer is a skip (opm's listBundlesQuery).
+        on_chain: set[int] = set()
+        frontier = [e.entry_id for e in entries if tip is not None and e.depth == tip]
+        while frontier:
+            entry_id = frontier.pop()
+            if entry_id in on_chain:
+                continue
+            on_chain.add(entry_id)
+            target = by_id[entry_id].replaces if entry_id in by_id else None
+            if target is not None:
+                frontier.append(target)
+
+        grouped: dict[str, dict[str, list[_EntryRow]]] = defaultdict(lambda: defaultdict(list))
+        for entry in entries:
+            grouped[entry.channel][entry.bundle].append(entry)
+        unknown = sorted(set(grouped) - set(channel_names))
+        for channel in unknown:
+            self._warn(f"{where}: channel {channel!r} has entries but no channel row; kept")
+
+        channels: list[Channel] = []
+        for channel in sorted(set(channel_names) | set(unknown)):
+            model_entries: list[ChannelEntry] = []
+            for bundle_name, rows in sorted(grouped.get(channel, {}).items()):
+                if bundle_name not in skip_ranges:
+                    continue
+                replaced = [
+                    by_id[r.replaces].bundle
+                    for r in rows
+                    if r.entry_id in on_chain and r.replaces is not None and r.replaces in by_id
+                ]
+                skips = [
+                    by_id[r.replaces].bundle
+                    for r in rows
+                    if r.entry_id not in on_chain and r.replaces is not None and r.replaces in by_id
+                ]
+                model_entries.append(
+                    ChannelEntry(
+                        name=bundle_name,
+                        replaces=max(replaced) if replaced else "",
+                        skips=tuple(skips),
+                        skip_range=skip_ranges[bundle_name],
+                    )
+                )
+            if not model_entries:
+                self._warn(f"{where}: channel {channel!r} has no bundles; left out")
+                continue
+            channels.append(
+                Channel(name=channel, package=package_name, entries=tuple(model_entries))
+            )
+        return channels
+
+    def _icon(self, head: _BundleRow, where: str) -> Icon | None:
+        icon = manifests.csv_icon(head.csv)
+        if icon is None:
+            return None
+        data, mediatype = icon
+        decoded = manifests.decode_icon(data)
+        if decoded is None:
+            self._warn(f"{where}: icon of bundle {head.name!r} is not valid base64; left out")
+            return None
+        return Icon(base64.b64encode(decoded).decode(), mediatype)
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _json_object(raw: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a JSON object")
+    return value
+
+
+def _gvk(raw: str, what: str) -> prop.GVK:
+    value = _json_object(raw, f"{what} GVK")
+    return prop.GVK(_str(value.get("group")), _str(value.get("kind")), _str(value.get("version")))

@@ -1,0 +1,288 @@
+"""Write file-based catalogs exactly as ``opm`` writes them.
+
+JSON: one blob after another, each indented with four spaces and followed by a newline, no HTML
+escaping in the envelope, property values passed through as they are. YAML: each blob converted as
+``sigs.k8s.io/yaml`` does, prefixed with ``---``. Blobs of a package come in opm's order: package,
+channels by name, bundles by name, deprecations, then other schemas by (schema, name).
+
+Directory output goes to ``<out>/<package>/catalog.{json,yaml}``; it is written into a temporary
+sibling directory that is renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Literal, TextIO
+
+from olmcat.errors import OutputError
+from olmcat.gojson import go_string, indent
+from olmcat.model import (
+    SCHEMA_BUNDLE,
+    SCHEMA_CHANNEL,
+    SCHEMA_DEPRECATIONS,
+    SCHEMA_PACKAGE,
+    Bundle,
+    Channel,
+    Deprecation,
+    Meta,
+    Package,
+    PackageCatalog,
+)
+from olmcat.property import Property
+
+OutputFormat = Literal["json", "yaml"]
+FORMATS: tuple[OutputFormat, ...] = ("json", "yaml")
+_PARTIAL_MARKER = ".olmcat-partial-"
+
+
+def _s(text: str) -> str:
+    return go_string(text)
+
+
+def _properties(props: tuple[Property, ...]) -> str:
+    return "[" + ",".join(f'{{"type":{_s(p.type)},"value":{p.value}}}' for p in props) + "]"
+
+
+def package_json(pkg: Package) -> str:
+    """Compact JSON of an ``olm.package`` blob, fields in opm's struct order."""
+    parts = [
+        f'"schema":"{SCHEMA_PACKAGE}"',
+        f'"name":{_s(pkg.name)}',
+        f'"defaultChannel":{_s(pkg.default_channel)}',
+    ]
+    if pkg.icon is not None:
+        parts.append(
+            f'"icon":{{"base64data":{_s(pkg.icon.base64data)},'
+            f'"mediatype":{_s(pkg.icon.mediatype)}}}'
+        )
+    if pkg.description:
+        parts.append(f'"description":{_s(pkg.description)}')
+    if pkg.properties:
+        parts.append(f'"properties":{_properties(pkg.properties)}')
+    return "{" + ",".join(parts) + "}"
+
+
+def channel_json(channel: Channel) -> str:
+    entries = []
+    for entry in channel.entries:
+        fields = [f'"name":{_s(entry.name)}']
+        if entry.replaces:
+            fields.append(f'"replaces":{_s(entry.replaces)}')
+        if entry.skips:
+            fields.append('"skips":[' + ",".join(_s(s) for s in entry.skips) + "]")
+        if entry.skip_range:
+            fields.append(f'"skipRange":{_s(entry.skip_range)}')
+        entries.append("{" + ",".join(fields) + "}")
+    parts = [
+        f'"schema":"{SCHEMA_CHANNEL}"',
+        f'"name":{_s(channel.name)}',
+        f'"package":{_s(channel.package)}',
+        '"entries":[' + ",".join(entries) + "]",
+    ]
+    if channel.properties:
+        parts.append(f'"properties":{_properties(channel.properties)}')
+    return "{" + ",".join(parts) + "}"
+
+
+def bundle_json(bundle: Bundle) -> str:
+    parts = [
+        f'"schema":"{SCHEMA_BUNDLE}"',
+        f'"name":{_s(bundle.name)}',
+        f'"package":{_s(bundle.package)}',
+        f'"image":{_s(bundle.image)}',
+    ]
+    if bundle.properties:
+        parts.append(f'"properties":{_properties(bundle.properties)}')
+    if bundle.related_images:
+        images = ",".join(
+            f'{{"name":{_s(ri.name)},"image":{_s(ri.image)}}}' for ri in bundle.related_images
+        )
+        parts.append(f'"relatedImages":[{images}]')
+    return "{" + ",".join(parts) + "}"
+
+
+def deprecation_json(deprecation: Deprecation) -> str:
+    entries = []
+    for entry in deprecation.entries:
+        reference = f'"schema":{_s(entry.schema)}'
+        if entry.name:
+            reference += f',"name":{_s(entry.name)}'
+        entries.append(f'{{"reference":{{{reference}}},"message":{_s(entry.message)}}}')
+    return (
+        f'{{"schema":"{SCHEMA_DEPRECATIONS}","package":{_s(deprecation.package)},'
+        f'"entries":[{",".join(entries)}]}}'
+    )
+
+
+def meta_json(meta: Meta) -> str:
+    return meta.blob
+
+
+def blobs(pkg: PackageCatalog) -> Iterator[str]:
+    """Compact JSON text of every blob of one package, in opm's output order."""
+    yield package_json(pkg.package)
+    for channel in sorted(pkg.channels, key=lambda c: c.name):
+        yield channel_json(channel)
+    for bundle in sorted(pkg.bundles, key=lambda b: b.name):
+        yield bundle_json(bundle)
+    for deprecation in pkg.deprecations:
+        yield deprecation_json(deprecation)
+    for meta in sorted(pkg.others, key=lambda m: (m.schema, m.name)):
+        yield meta_json(meta)
+
+
+def global_blobs(others: Iterable[Meta]) -> Iterator[str]:
+    """Blobs that belong to no package (unknown schemas without a ``package`` field)."""
+    for meta in sorted(others, key=lambda m: (m.schema, m.name)):
+        yield meta_json(meta)
+
+
+def render_json(blob_texts: Iterable[str]) -> Iterator[str]:
+    """opm's JSON encoder: each blob indented by four spaces and terminated by a newline."""
+    for text in blob_texts:
+        yield indent(text, 0) + "\n"
+
+
+def render_yaml(blob_texts: Iterable[str]) -> Iterator[str]:
+    """opm's YAML encoder: each blob as a ``---``-prefixed yaml.v2 document."""
+    from olmcat.goyaml import dump_document
+
+    for text in blob_texts:
+        yield dump_document(json.loads(text))
+
+
+RENDERERS: dict[OutputFormat, Callable[[Iterable[str]], Iterator[str]]] = {
+    "json": render_json,
+    "yaml": render_yaml,
+}
+
+
+def check_package_name(name: str) -> None:
+    """Package names become directory names: refuse anything that is not one plain component."""
+    problem = None
+    if not name:
+        problem = "it is empty"
+    elif name in (".", ".."):
+        problem = "it is a relative path reference"
+    elif "/" in name or "\\" in name:
+        problem = "it contains a path separator"
+    elif any(ord(c) < 0x20 or c == "\x7f" for c in name):
+        problem = "it contains control characters"
+    elif len(name.encode()) > 255:
+        problem = "it is longer than 255 bytes"
+    if problem:
+        raise OutputError(
+            f"package name {name!r} cannot be used as a directory name: {problem}; "
+            "fix the package name in the source catalog"
+        )
+
+
+def stream(
+    packages: Iterable[PackageCatalog],
+    out: TextIO,
+    output: OutputFormat = "json",
+    global_others: Iterable[Meta] = (),
+) -> None:
+    """Write a whole catalog as one stream (packages in the order given, global blobs last)."""
+    render = RENDERERS[output]
+    for pkg in packages:
+        for chunk in render(blobs(pkg)):
+            out.write(chunk)
+    for chunk in render(global_blobs(global_others)):
+        out.write(chunk)
+
+
+def _write_file(path: Path, chunks: Iterable[str]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+
+
+def _check_output_dir(out_dir: Path) -> None:
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        raise OutputError(f"output {out_dir} exists and is not a directory; choose another path")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        raise OutputError(
+            f"output directory {out_dir} is not empty; remove it or choose another path"
+        )
+    if not out_dir.parent.is_dir():
+        raise OutputError(f"cannot create {out_dir}: parent directory {out_dir.parent} is missing")
+
+
+def _remove_stale_partials(out_dir: Path) -> None:
+    """Delete temporary directories left by olmcat runs that were killed (their pid is gone)."""
+    prefix = f".{out_dir.name}{_PARTIAL_MARKER}"
+    for candidate in out_dir.parent.glob(prefix + "*"):
+        pid_text = candidate.name[len(prefix) :].split("-", 1)[0]
+        if not pid_text.isdigit() or _pid_alive(int(pid_text)):
+            continue
+        shutil.rmtree(candidate, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def staged_directory(out_dir: Path) -> Iterator[Path]:
+    """A temporary sibling of ``out_dir`` that becomes ``out_dir`` only if the block succeeds."""
+    _check_output_dir(out_dir)
+    _remove_stale_partials(out_dir)
+    try:
+        staging = Path(
+            tempfile.mkdtemp(
+                prefix=f".{out_dir.name}{_PARTIAL_MARKER}{os.getpid()}-", dir=out_dir.parent
+            )
+        )
+    except OSError as exc:
+        raise OutputError(f"cannot create a directory next to {out_dir}: {exc.strerror}") from None
+    try:
+        yield staging
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
+        try:
+            staging.rename(out_dir)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot move finished output into {out_dir}: {exc.strerror}"
+            ) from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def write_directory(
+    packages: Iterable[PackageCatalog],
+    out_dir: Path,
+    output: OutputFormat = "json",
+    global_others: Iterable[Meta] = (),
+) -> None:
+    """Write ``<out_dir>/<package>/catalog.<ext>`` for every package, atomically as a whole."""
+    render = RENDERERS[output]
+    filename = f"catalog.{output}"
+    with staged_directory(out_dir) as staging:
+        seen: set[str] = set()
+        for pkg in packages:
+            check_package_name(pkg.name)
+            if pkg.name in seen:
+                raise OutputError(f"package {pkg.name!r} appears twice in the catalog")
+            seen.add(pkg.name)
+            pkg_dir = staging / pkg.name
+            pkg_dir.mkdir()
+            _write_file(pkg_dir / filename, render(blobs(pkg)))
+        global_list = list(global_others)
+        if global_list:
+            _write_file(staging / filename, render(global_blobs(global_list)))
