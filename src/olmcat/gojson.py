@@ -17,8 +17,10 @@ from olmcat.errors import InputError
 
 # A JSON token: a string (with escapes), one structural character, or a run of literal characters
 # (numbers, true/false/null). Whitespace between tokens is matched separately so it can be dropped.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+|(\s+)', re.DOTALL)
-_WHITESPACE = re.compile(r'("(?:[^"\\]|\\.)*")|\s+', re.DOTALL)
+# (The string pattern is written "unrolled" so long base64 strings match in one tight loop.)
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_TOKEN = re.compile(_STRING + r'|[{}\[\],:]|[^\s{}\[\],:"]+|(\s+)', re.DOTALL)
+_WHITESPACE = re.compile("(" + _STRING + r")|\s+", re.DOTALL)
 _HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 _HTML = re.compile("[<>&]")
 

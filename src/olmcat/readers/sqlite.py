@@ -34,8 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from olmcat import manifests
 from olmcat import property as prop
 from olmcat.errors import InputError
@@ -96,29 +94,27 @@ class Schema:
         return "groupOrName" if self.has("api_provider", "groupOrName") else "group_name"
 
     @property
-    def predates_bundle_apis(self) -> bool:
-        """Written before migration 007, by loaders that recorded fewer APIs."""
-        return (
-            self.migration is None or self.migration < 7 or self.migration == GOLANG_MIGRATE_VERSION
-        )
-
-    @property
     def apis_by_entry(self) -> bool:
         """Before migration 006 the API tables point at channel entries, not bundles."""
         return self.has("api_provider", "channel_entry_id")
 
 
-def detect_schema(db: sqlite_utils.Database, path: Path) -> Schema:
-    tables = frozenset(db.table_names())
+def detect_schema(conn: sqlite3.Connection, path: Path) -> Schema:
+    tables = frozenset(
+        str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    )
     missing = [t for t in REQUIRED_TABLES if t not in tables]
     if missing:
         raise InputError(
             f"{path}: not an OLM index database (missing tables: {', '.join(missing)})"
         )
-    columns = {t: frozenset(db[t].columns_dict) for t in tables}
+    columns = {
+        t: frozenset(str(row[1]) for row in conn.execute(f'PRAGMA table_info("{t}")'))
+        for t in tables
+    }
     migration: int | None = None
     if "schema_migrations" in tables:
-        versions = [row[0] for row in db.execute("SELECT version FROM schema_migrations")]
+        versions = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
         if not versions or not all(isinstance(v, int) for v in versions):
             raise InputError(f"{path}: schema_migrations holds no usable version {versions[:3]!r}")
         migration = max(versions)
@@ -251,8 +247,7 @@ class SqliteCatalog:
             raise InputError(f"{path}: not an SQLite database (wrong file header)")
         self._conn = open_readonly(path)
         try:
-            self._db = sqlite_utils.Database(self._conn)
-            self.schema = detect_schema(self._db, path)
+            self.schema = detect_schema(self._conn, path)
             self._check_integrity()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
@@ -469,39 +464,25 @@ class SqliteCatalog:
         deps: dict[str, list[tuple[str, str]]],
         package_name: str,
     ) -> None:
-        """What migrations 008 and 009 would have written for a database older than schema 9.
-
-        Before migration 007 the API tables were written by loaders that recorded fewer APIs (one
-        version per CRD, no required APIs before schema 3), so for those the APIs the schema-7
-        loader derives from the stored manifests are added as well.
-        """
+        """What migrations 008 and 009 would have written for a database older than schema 9:
+        an ``olm.package`` property per bundle, ``olm.gvk`` from ``api_provider`` and required
+        GVKs from ``api_requirer``. Only what the database records is used, as opm would have;
+        APIs an old loader did not record stay absent (opm's output for schema 5 agrees)."""
         crd_groups = {
             crd: group
             for b in bundles.values()
             for crd, group in manifests.crd_groups(b.objects).items()
         }
-        provided: dict[str, set[prop.GVK]] = defaultdict(set)
-        required: dict[str, set[prop.GVK]] = defaultdict(set)
-        for _, bundle_name, group, version, kind in rows.get("api_provider", []):
-            group_name = crd_groups.get(str(group), str(group))  # v1.0.x stored CRD names
-            provided[bundle_name].add(prop.GVK(group_name, str(kind), str(version)))
-        for _, bundle_name, group, version, kind in rows.get("api_requirer", []):
-            group_name = crd_groups.get(str(group), str(group))
-            required[bundle_name].add(prop.GVK(group_name, str(kind), str(version)))
-        old_loader = self.schema.predates_bundle_apis
         for bundle in bundles.values():
             props[bundle.name].append(prop.package(package_name, self._version(bundle)))
-            if old_loader:
-                provided[bundle.name] |= manifests.provided_apis(bundle.objects, bundle.csv)
-                required[bundle.name] |= manifests.required_apis(bundle.csv)
-            props[bundle.name].extend(
-                prop.gvk(g.group, g.version, g.kind) for g in provided[bundle.name]
-            )
-            if not self.schema.has("dependencies"):
-                deps[bundle.name].extend(
-                    (prop.TYPE_GVK, prop.gvk_required(g.group, g.version, g.kind).value)
-                    for g in required[bundle.name]
-                )
+        for _, bundle_name, group, version, kind in rows.get("api_provider", []):
+            group_name = crd_groups.get(str(group), str(group))  # v1.0.x stored CRD names
+            props[bundle_name].append(prop.gvk(group_name, str(version), str(kind)))
+        if not self.schema.has("dependencies"):
+            for _, bundle_name, group, version, kind in rows.get("api_requirer", []):
+                group_name = crd_groups.get(str(group), str(group))
+                required = prop.gvk_required(group_name, str(version), str(kind))
+                deps[bundle_name].append((prop.TYPE_GVK, required.value))
 
     def _version(self, bundle: _BundleRow) -> str:
         if bundle.version is not None:
