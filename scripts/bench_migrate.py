@@ -60,7 +60,8 @@ def bench(db: Path, runs: int, output: str) -> tuple[float, float]:
     rss = max(r[1] for r in results)
     size = db.stat().st_size / 1e6
     print(
-        f"{db.name:32} {size:7.1f} MB  wall {wall:6.3f} s (median of {runs})  peak RSS {rss:6.1f} MiB"
+        f"{db.name:32} {size:7.1f} MB  wall {wall:6.3f} s (median of {runs})"
+        f"  peak RSS {rss:6.1f} MiB"
     )
     return wall, rss
 
@@ -87,7 +88,8 @@ def main() -> None:
                 )
                 wall, rss = bench(big, args.runs, args.output)
             print(
-                f"{'':32} x{args.scale}: wall ratio {wall / base_wall:.2f} (target <= {args.scale + 1}), "
+                f"{'':32} x{args.scale}: wall ratio {wall / base_wall:.2f} "
+                f"(target <= {args.scale + 1}), "
                 f"peak RSS ratio {rss / base_rss:.2f} (target <= 1.5)"
             )
 

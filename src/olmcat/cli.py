@@ -117,7 +117,7 @@ quiet_option = click.option(
 
 
 @migrate.command("sqlite")
-@click.argument("database", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("database", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))
 @output_option
 @click.option(

@@ -140,3 +140,27 @@ def indent(raw: str, depth: int, unit: str = "    ") -> str:
         else:
             parts.append(token)
     return "".join(parts)
+
+
+class RawNumber(str):
+    """A JSON number kept as the text it was written with (Go's RawMessage keeps it verbatim)."""
+
+    __slots__ = ()
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON keeping float literals as :class:`RawNumber` so they re-encode unchanged."""
+    return json.loads(text, parse_float=RawNumber)
+
+
+def encode(value: Any) -> str:
+    """Compact JSON keeping dict key order (a RawMessage's bytes, compacted), no HTML escaping."""
+    if isinstance(value, RawNumber):
+        return str(value)
+    if isinstance(value, str):
+        return go_string(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{go_string(str(k))}:{encode(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(encode(v) for v in value) + "]"
+    return go_marshal(value)

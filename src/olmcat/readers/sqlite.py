@@ -141,7 +141,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA query_only = 1")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"{path}: cannot read the SQLite database: {exc}") from None
+        raise InputError(f"{path}: the database is corrupt or truncated: {exc}") from None
     return conn
 
 
@@ -272,10 +272,13 @@ class SqliteCatalog:
             raise InputError(f"{self.path}: the database is corrupt: {'; '.join(problems)}")
 
     def _query(self, sql: str, *params: Any) -> Iterator[tuple[Any, ...]]:
+        # A plain loop, not ``yield from``: closing this generator must not close the cursor
+        # (the connection may already be closed by then).
         try:
-            yield from self._conn.execute(sql, params)
+            for row in self._conn.execute(sql, params):  # noqa: UP028
+                yield row
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"{self.path}: cannot read the database: {exc}") from None
+            raise InputError(f"{self.path}: the database is corrupt or truncated: {exc}") from None
 
     # -- public ---------------------------------------------------------------------------------
 

@@ -1,0 +1,145 @@
+"""Small builders that create test catalogs in code (SQLite index DBs in the current schema)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The current (schema 13) layout, reduced to the tables and columns olmcat reads.
+SCHEMA_13 = """
+CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, timestamp TEXT);
+CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);
+CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT,
+    PRIMARY KEY (name, package_name));
+CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT,
+    operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);
+CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT, bundle TEXT, bundlepath TEXT,
+    skiprange TEXT, version TEXT, replaces TEXT, skips TEXT, substitutesfor TEXT);
+CREATE TABLE properties (type TEXT, value TEXT, operatorbundle_name TEXT,
+    operatorbundle_version TEXT, operatorbundle_path TEXT);
+CREATE TABLE dependencies (type TEXT, value TEXT, operatorbundle_name TEXT,
+    operatorbundle_version TEXT, operatorbundle_path TEXT);
+CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);
+CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);
+CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT);
+CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
+    operatorbundle_version TEXT, operatorbundle_path TEXT);
+CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
+    operatorbundle_version TEXT, operatorbundle_path TEXT);
+"""
+
+
+def csv(name: str, version: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "ClusterServiceVersion",
+        "metadata": {"name": name},
+        "spec": {"version": version, **spec},
+    }
+
+
+@dataclass
+class BundleSpec:
+    name: str
+    version: str
+    replaces: str = ""
+    skips: list[str] = field(default_factory=list)
+    skip_range: str = ""
+    image: str = ""
+    properties: list[tuple[str, str]] = field(default_factory=list)
+    related_images: list[str] = field(default_factory=list)
+    csv_spec: dict[str, Any] = field(default_factory=dict)
+    bundle_text: str | bytes | None = "auto"  # "auto": the CSV as JSON; None: NULL column
+
+    def csv(self) -> dict[str, Any]:
+        return csv(self.name, self.version, **self.csv_spec)
+
+
+@dataclass
+class PackageSpec:
+    name: str
+    default_channel: str
+    # channel -> bundles from head to tail (each replaces the next one)
+    channels: dict[str, list[BundleSpec]]
+
+
+def make_index_db(path: Path, packages: list[PackageSpec], *, schema_version: int = 13) -> Path:
+    """Write a schema-13 index DB the way the legacy loader laid one out."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_13)
+    conn.execute("INSERT INTO schema_migrations VALUES (?, '2020-01-01')", (schema_version,))
+    entry_id = 0
+    for pkg in packages:
+        conn.execute("INSERT INTO package VALUES (?, ?)", (pkg.name, pkg.default_channel))
+        written: set[str] = set()
+        for channel, bundles in pkg.channels.items():
+            conn.execute(
+                "INSERT INTO channel VALUES (?, ?, ?)", (channel, pkg.name, bundles[0].name)
+            )
+            # Entries are written tail first so that replaces can point at earlier entry ids.
+            ids: dict[str, int] = {}
+            for depth, bundle in reversed(list(enumerate(bundles))):
+                entry_id += 1
+                ids[bundle.name] = entry_id
+                replaces = ids.get(bundle.replaces)
+                conn.execute(
+                    "INSERT INTO channel_entry VALUES (?, ?, ?, ?, ?, ?)",
+                    (entry_id, channel, pkg.name, bundle.name, replaces, depth),
+                )
+                for skipped in bundle.skips:
+                    entry_id += 1
+                    conn.execute(
+                        "INSERT INTO channel_entry VALUES (?, ?, ?, ?, NULL, ?)",
+                        (entry_id, channel, pkg.name, skipped, depth + 1),
+                    )
+                    entry_id += 1
+                    conn.execute(
+                        "INSERT INTO channel_entry VALUES (?, ?, ?, ?, ?, ?)",
+                        (entry_id, channel, pkg.name, bundle.name, entry_id - 1, depth + 1),
+                    )
+                if bundle.name not in written:
+                    written.add(bundle.name)
+                    _write_bundle(conn, pkg.name, bundle)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def _write_bundle(conn: sqlite3.Connection, package: str, bundle: BundleSpec) -> None:
+    csv_json = json.dumps(bundle.csv(), separators=(",", ":"), sort_keys=True)
+    text: str | bytes | None = csv_json if bundle.bundle_text == "auto" else bundle.bundle_text
+    conn.execute(
+        "INSERT INTO operatorbundle VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')",
+        (
+            bundle.name,
+            csv_json,
+            text,
+            bundle.image,
+            bundle.skip_range,
+            bundle.version,
+            bundle.replaces,
+            ",".join(bundle.skips),
+        ),
+    )
+    props = [("olm.package", json.dumps({"packageName": package, "version": bundle.version}))]
+    for type_, value in props + bundle.properties:
+        conn.execute(
+            "INSERT INTO properties VALUES (?, ?, ?, ?, ?)",
+            (type_, value, bundle.name, bundle.version, bundle.image),
+        )
+    for image in bundle.related_images:
+        conn.execute("INSERT INTO related_image VALUES (?, ?)", (image, bundle.name))
+
+
+def simple_package(
+    name: str = "demo", versions: tuple[str, ...] = ("0.2.0", "0.1.0")
+) -> PackageSpec:
+    """One package, one channel ``stable``, a linear replaces chain (head first)."""
+    bundles = []
+    for index, version in enumerate(versions):
+        replaces = f"{name}.v{versions[index + 1]}" if index + 1 < len(versions) else ""
+        bundles.append(BundleSpec(f"{name}.v{version}", version, replaces=replaces))
+    return PackageSpec(name, "stable", {"stable": bundles})
