@@ -13,6 +13,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
 from olmcat.errors import InputError
 
 # A JSON token: a string (with escapes), one structural character, or a run of literal characters
@@ -45,6 +47,8 @@ def go_marshal(value: Any, *, escape_html: bool = True) -> str:
     Dict keys are sorted (Go sorts map keys); use this only for data that was a Go map or
     ``unstructured`` object (Kubernetes manifests), never for structs with a fixed field order.
     """
+    if isinstance(value, RawNumber):
+        return str(value)
     if isinstance(value, str):
         return go_string(value, escape_html=escape_html)
     if isinstance(value, dict):
@@ -70,6 +74,43 @@ def go_marshal(value: Any, *, escape_html: bool = True) -> str:
     if isinstance(value, float):
         return go_float(value)
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+_HTML_BYTES = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
+)
+
+
+def _fragment(value: Any) -> Any:
+    if isinstance(value, RawNumber):
+        return orjson.Fragment(str(value))
+    raise TypeError
+
+
+def marshal_object(value: Any) -> str:
+    """``json.Marshal`` of a Kubernetes object decoded into generic maps (``unstructured``):
+    compact, keys sorted, HTML characters and U+2028/U+2029 escaped.
+
+    orjson does the heavy lifting; the escapes are applied to its output, which is safe because
+    those characters can only occur inside JSON strings. Values orjson cannot encode (integers
+    beyond 64 bits) fall back to the pure-Python encoder.
+    """
+    try:
+        data = orjson.dumps(
+            value,
+            default=_fragment,
+            option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS,
+        )
+    except TypeError:
+        return go_marshal(value)
+    for raw, escaped in _HTML_BYTES:
+        if raw in data:
+            data = data.replace(raw, escaped)
+    return data.decode()
 
 
 def go_float(value: float) -> str:

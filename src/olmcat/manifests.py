@@ -146,3 +146,36 @@ def required_apis(csv: Manifest | None) -> set[GVK]:
         api = _dict(api)
         required.add(GVK(_str(api.get("group")), _str(api.get("kind")), _str(api.get("version"))))
     return required
+
+
+def owned_crds_missing(objects: list[Manifest], csv: Manifest | None) -> list[str]:
+    """Owned CRDs of the CSV that no CRD in the bundle provides (group, version, kind, plural).
+
+    The legacy loader refused such bundles (``AllProvidedAPIsInBundle``).
+    """
+    provided: set[tuple[str, str, str, str]] = set()
+    for obj in objects:
+        if kind(obj) != CRD_KIND:
+            continue
+        crd_spec = spec(obj)
+        names = _dict(crd_spec.get("names"))
+        group, crd_kind, plural = (
+            _str(crd_spec.get("group")),
+            _str(names.get("kind")),
+            _str(names.get("plural")),
+        )
+        versions = [_str(_dict(v).get("name")) for v in _list(crd_spec.get("versions"))]
+        versions.append(_str(crd_spec.get("version")))
+        provided |= {(group, v, crd_kind, plural) for v in versions if v}
+    missing = []
+    for crd in _list(_dict(spec(csv).get("customresourcedefinitions")).get("owned")):
+        crd = _dict(crd)
+        plural, _, group = _str(crd.get("name")).partition(".")
+        if (group, _str(crd.get("version")), _str(crd.get("kind")), plural) not in provided:
+            missing.append(f"{crd.get('name')} {crd.get('version')}/{crd.get('kind')}")
+    return missing
+
+
+def operator_images(csv: Manifest | None) -> list[str]:
+    """What the legacy loader stored in ``related_image``: relatedImages plus operator images."""
+    return [image for _, image in csv_related_images(csv)] + csv_operator_images(csv)

@@ -1,9 +1,9 @@
 """Load YAML the way Go's Kubernetes tooling sees it (libyaml C loader for speed).
 
 yaml.v2, which opm and the legacy loaders use, resolves the YAML 1.1 scalars (booleans such as
-``yes``/``on``, numbers, null) but leaves timestamps as strings when decoding into generic maps;
-PyYAML would turn ``2021-01-01`` into a date. Keys that are not strings become strings, as they do
-when Go converts YAML to JSON.
+``yes``/``on``, numbers, null) but leaves timestamps and ``=`` as strings when decoding into
+generic maps; PyYAML would turn ``2021-01-01`` into a date. Keys that are not strings become
+strings, as they do when Go converts YAML to JSON.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 import yaml
+
+from olmcat.gojson import RawNumber, go_float
 
 try:
     _Base: type = yaml.CSafeLoader
@@ -23,8 +25,10 @@ class GoLoader(_Base):  # type: ignore[misc]
     """SafeLoader without timestamp resolution."""
 
 
+# yaml.v2 resolves neither timestamps (into generic maps) nor the YAML 1.1 "=" value key.
+_UNRESOLVED = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
 GoLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _UNRESOLVED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
@@ -34,7 +38,19 @@ def _stringify_keys(value: Any) -> Any:
         return {_key(k): _stringify_keys(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_stringify_keys(v) for v in value]
+    if type(value) is float:
+        return _number(value)
     return value
+
+
+def _number(value: float) -> int | float | RawNumber:
+    """Floats as Go's JSON sees them: whole numbers print as integers (Kubernetes' decoder makes
+    them int64), others keep Go's float formatting (kept as text)."""
+    if value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        return value
+    return RawNumber(go_float(value))
 
 
 def _key(key: Any) -> str:

@@ -34,18 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from olmcat import manifests
+from olmcat import legacy, manifests
 from olmcat import property as prop
 from olmcat.errors import InputError
 from olmcat.gojson import compact
+from olmcat.legacy import EntryRow
 from olmcat.model import (
     Bundle,
     Channel,
-    ChannelEntry,
     Icon,
     Package,
     PackageCatalog,
-    RelatedImage,
 )
 from olmcat.property import Property
 
@@ -195,15 +194,6 @@ class _BundleRow:
     manifests: list[str] = field(default_factory=list)
     objects: list[dict[str, Any]] = field(default_factory=list)
     csv: dict[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class _EntryRow:
-    entry_id: int
-    channel: str
-    bundle: str
-    replaces: int | None
-    depth: int | None
 
 
 class _Grouped:
@@ -402,7 +392,7 @@ class SqliteCatalog:
             self._synthesize_old_schema_properties(bundles, rows, props, deps, name)
 
         entries = [
-            _EntryRow(int(r[1]), _text(r[2], where), _text(r[3], where), r[4], r[5])
+            EntryRow(int(r[1]), _text(r[2], where), _text(r[3], where), r[4], r[5])
             for r in rows["entries"]
         ]
         channel_names = [_text(r[1], where) for r in rows["channels"]]
@@ -506,110 +496,43 @@ class SqliteCatalog:
         images: list[str],
         where: str,
     ) -> Bundle:
-        what = f"{where}: bundle {bundle.name!r}"
-        out: list[Property] = []
-        provided: set[prop.GVK] = set()
-        required: set[prop.GVK] = set()
-        has_package = False
-        for p in props:
-            if p.type == prop.TYPE_GVK:
-                provided.add(_gvk(p.value, what))
-            else:
-                has_package = has_package or p.type == prop.TYPE_PACKAGE
-                out.append(p)
-        for type_, raw in deps:
-            if type_ == prop.TYPE_GVK:
-                required.add(_gvk(raw, what))
-            elif type_ == prop.TYPE_PACKAGE:
-                value = _json_object(raw, f"{what} dependency {type_}")
-                out.append(
-                    prop.package_required(
-                        _str(value.get("packageName")), _str(value.get("version"))
-                    )
-                )
-        if not has_package:
-            out.append(prop.package(package_name, self._version(bundle)))
-        out.extend(prop.gvk(g.group, g.version, g.kind) for g in provided)
-        out.extend(prop.gvk_required(g.group, g.version, g.kind) for g in required)
-        out.extend(prop.bundle_object(raw.encode()) for raw in bundle.manifests)
-
-        related = (
-            [RelatedImage(n, i) for n, i in manifests.csv_related_images(bundle.csv)]
-            if bundle.manifests
-            else []
-        )
         if not self.schema.has("related_image"):
             # Migration 001 filled the table from the CSV: relatedImages and operator containers.
-            images = [i for _, i in manifests.csv_related_images(bundle.csv) if i]
-            images += manifests.csv_operator_images(bundle.csv)
-        known = {ri.image for ri in related}
-        for image in dict.fromkeys(images):
-            if image not in known:
-                related.append(RelatedImage("", image))
-        # opm sorts related images by image (sort.Slice; stable for the sizes seen in practice).
-        related.sort(key=lambda ri: ri.image)
-        return Bundle(
-            name=bundle.name,
-            package=package_name,
-            image=bundle.bundlepath,
-            properties=prop.opm_order(out),
-            related_images=tuple(related),
+            images = manifests.operator_images(bundle.csv)
+        return legacy.stored_bundle(
+            legacy.StoredBundle(
+                name=bundle.name,
+                package=package_name,
+                version=self._version(bundle),
+                image=bundle.bundlepath,
+                properties=props,
+                dependencies=deps,
+                manifests=bundle.manifests,
+                csv=bundle.csv,
+                images=images,
+            ),
+            where=f"{where}: bundle {bundle.name!r}",
         )
 
     def _channels(
         self,
         package_name: str,
         channel_names: list[str],
-        entries: list[_EntryRow],
+        entries: list[EntryRow],
         tip: int | None,
         skip_ranges: dict[str, str],
         where: str,
     ) -> list[Channel]:
-        by_id = {e.entry_id: e for e in entries}
-        # Entries reachable from the heads (minimal depth) by replaces pointers form the replaces
-        # chains; every other pointer is a skip (opm's listBundlesQuery).
-        on_chain: set[int] = set()
-        frontier = [e.entry_id for e in entries if tip is not None and e.depth == tip]
-        while frontier:
-            entry_id = frontier.pop()
-            if entry_id in on_chain:
-                continue
-            on_chain.add(entry_id)
-            target = by_id[entry_id].replaces if entry_id in by_id else None
-            if target is not None:
-                frontier.append(target)
-
-        grouped: dict[str, dict[str, list[_EntryRow]]] = defaultdict(lambda: defaultdict(list))
-        for entry in entries:
-            grouped[entry.channel][entry.bundle].append(entry)
-        unknown = sorted(set(grouped) - set(channel_names))
+        per_channel = legacy.channel_entries(
+            entries, tip, known=skip_ranges.__contains__, skip_range=skip_ranges.__getitem__
+        )
+        unknown = sorted(set(per_channel) - set(channel_names))
         for channel in unknown:
             self._warn(f"{where}: channel {channel!r} has entries but no channel row; kept")
 
         channels: list[Channel] = []
         for channel in sorted(set(channel_names) | set(unknown)):
-            model_entries: list[ChannelEntry] = []
-            for bundle_name, rows in sorted(grouped.get(channel, {}).items()):
-                if bundle_name not in skip_ranges:
-                    continue
-                replaced = [
-                    by_id[r.replaces].bundle
-                    for r in rows
-                    if r.entry_id in on_chain and r.replaces is not None and r.replaces in by_id
-                ]
-                skips = [
-                    by_id[r.replaces].bundle
-                    for r in rows
-                    if r.entry_id not in on_chain and r.replaces is not None and r.replaces in by_id
-                ]
-                model_entries.append(
-                    ChannelEntry(
-                        name=bundle_name,
-                        replaces=max(replaced) if replaced else "",
-                        skips=tuple(skips),
-                        skip_range=skip_ranges[bundle_name],
-                    )
-                )
+            model_entries = per_channel.get(channel, [])
             if not model_entries:
                 self._warn(f"{where}: channel {channel!r} has no bundles; left out")
                 continue
@@ -628,22 +551,3 @@ class SqliteCatalog:
             self._warn(f"{where}: icon of bundle {head.name!r} is not valid base64; left out")
             return None
         return Icon(base64.b64encode(decoded).decode(), mediatype)
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _json_object(raw: str, what: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise InputError(f"{what} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise InputError(f"{what} must be a JSON object")
-    return value
-
-
-def _gvk(raw: str, what: str) -> prop.GVK:
-    value = _json_object(raw, f"{what} GVK")
-    return prop.GVK(_str(value.get("group")), _str(value.get("kind")), _str(value.get("version")))
