@@ -70,7 +70,7 @@ def test_empty_existing_output_directory_is_used(tmp_path: Path) -> None:
 
 
 BAD_INPUTS = {
-    "not-a-file": (lambda p: p.mkdir(), "not a file"),
+    "not-a-file": (lambda p: p.mkdir(), "not a file holding a SQLite index database"),
     "not-sqlite": (
         lambda p: p.write_text("plain text"),
         "not an SQLite database (wrong file header)",

@@ -63,6 +63,15 @@ def write_catalog(
     return MigrateResult(stats, time.perf_counter() - started)
 
 
+def _collector(warn: Warn | None, sink: list[str]) -> Warn:
+    def collect(message: str) -> None:
+        sink.append(message)
+        if warn is not None:
+            warn(message)
+
+    return collect
+
+
 def migrate_sqlite(
     source: Path,
     out: Path | None,
@@ -72,18 +81,15 @@ def migrate_sqlite(
     warn: Warn | None = None,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
+    platform: str | None = None,
 ) -> MigrateResult:
-    """Migrate an SQLite index database to a file-based catalog, never touching the database."""
-    from olmcat.readers.sqlite import SqliteCatalog
+    """Migrate an SQLite index database (or an index image archive holding one) to a file-based
+    catalog, never touching the database."""
+    from olmcat.catalog import open_catalog
 
     warnings: list[str] = []
-
-    def collect(message: str) -> None:
-        warnings.append(message)
-        if warn is not None:
-            warn(message)
-
-    with SqliteCatalog(source, warn=collect) as catalog:
+    collect = _collector(warn, warnings)
+    with open_catalog(source, warn=collect, expect=("sqlite",), platform=platform) as catalog:
         result = write_catalog(
             catalog.packages(),
             out,
@@ -93,5 +99,45 @@ def migrate_sqlite(
             progress=progress,
             stdout=stdout,
         )
+    result.warnings = warnings
+    return result
+
+
+def migrate_pkgman(
+    source: Path,
+    out: Path | None,
+    *,
+    output: fbc.OutputFormat = "json",
+    permissive: bool = False,
+    all_documents: bool = False,
+    image_ref_template: str | None = None,
+    warn: Warn | None = None,
+    progress: Progress | None = None,
+    stdout: TextIO | None = None,
+) -> MigrateResult:
+    """Migrate package-manifest and bundle-format directories to a file-based catalog."""
+    from olmcat.readers.directory import DirectoryCatalog
+
+    warnings: list[str] = []
+    collect = _collector(warn, warnings)
+    catalog = DirectoryCatalog(
+        source,
+        permissive=permissive,
+        all_documents=all_documents,
+        image_ref_template=image_ref_template,
+        warn=collect,
+    )
+    try:
+        result = write_catalog(
+            catalog.packages(),
+            out,
+            total=len(catalog.package_names()),
+            output=output,
+            progress=progress,
+            stdout=stdout,
+        )
+        result.stats.skipped = catalog.skipped
+    finally:
+        catalog.close()
     result.warnings = warnings
     return result

@@ -130,6 +130,7 @@ class PkgmanCatalog:
         permissive: bool = False,
         all_documents: bool = False,
         warn: Warn | None = None,
+        require: bool = True,
     ) -> None:
         if not root.exists():
             raise InputError(f"{root}: no such directory")
@@ -141,9 +142,9 @@ class PkgmanCatalog:
         self._warn = warn or (lambda message: None)
         self._walker = _Walker(root)
         self.skipped: list[str] = []
-        self._packages = self._discover()
+        self._packages = self._discover(require)
 
-    def _discover(self) -> dict[str, PackageFile]:
+    def _discover(self, require: bool) -> dict[str, PackageFile]:
         found: dict[str, PackageFile] = {}
         for directory, _, files in self._walker.walk(self.root):
             for filename in files:
@@ -156,12 +157,19 @@ class PkgmanCatalog:
                         f"duplicate package {package.name!r}: {found[package.name].path} and {path}"
                     )
                 found[package.name] = package
-        if not found:
+        if not found and require:
             raise InputError(f"{self.root}: no package manifest (*.package.yaml) found")
         return found
 
     def package_names(self) -> list[str]:
         return sorted(self._packages)
+
+    def package_dirs(self) -> set[Path]:
+        """Directories that belong to package manifests (bundle dirs below them are theirs)."""
+        return {p.path.parent for p in self._packages.values()}
+
+    def close(self) -> None:
+        """Nothing to release; present so every reader has the same interface."""
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
