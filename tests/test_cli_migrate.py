@@ -185,3 +185,18 @@ def test_killed_run_leaves_no_partial_output(tmp_path: Path) -> None:
     code, _, err = invoke("migrate", "sqlite", "-q", str(small), str(out))
     assert code == 0, err
     assert not list(tmp_path.glob(".out.olmcat-partial-*"))
+
+
+def test_missing_parent_directories_are_created(tmp_path: Path) -> None:
+    db = make_index_db(tmp_path / "index.db", [simple_package()])
+    out = tmp_path / "a" / "b" / "out"
+    code, _, err = invoke("migrate", "sqlite", "-q", str(db), str(out))
+    assert code == 0, err
+    assert (out / "demo" / "catalog.json").is_file()
+
+
+def test_failed_run_removes_the_parents_it_created(tmp_path: Path) -> None:
+    db = make_index_db(tmp_path / "index.db", [simple_package("../bad")])
+    code, _, _ = invoke("migrate", "sqlite", str(db), str(tmp_path / "a" / "b" / "out"))
+    assert code == 1
+    assert not (tmp_path / "a").exists()

@@ -211,8 +211,20 @@ def _check_output_dir(out_dir: Path) -> None:
         raise OutputError(
             f"output directory {out_dir} is not empty; remove it or choose another path"
         )
-    if not out_dir.parent.is_dir():
-        raise OutputError(f"cannot create {out_dir}: parent directory {out_dir.parent} is missing")
+    if out_dir.parent.exists() and not out_dir.parent.is_dir():
+        raise OutputError(f"cannot create {out_dir}: {out_dir.parent} is not a directory")
+
+
+def _make_parents(out_dir: Path) -> Path | None:
+    """Create missing parent directories (like ``mkdir -p``); return the topmost one created."""
+    missing = [p for p in reversed(out_dir.parents) if not p.exists()]
+    if not missing:
+        return None
+    try:
+        out_dir.parent.mkdir(parents=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create {out_dir.parent}: {exc.strerror}") from None
+    return missing[0]
 
 
 def _remove_stale_partials(out_dir: Path) -> None:
@@ -239,6 +251,7 @@ def _pid_alive(pid: int) -> bool:
 def staged_directory(out_dir: Path) -> Iterator[Path]:
     """A temporary sibling of ``out_dir`` that becomes ``out_dir`` only if the block succeeds."""
     _check_output_dir(out_dir)
+    created = _make_parents(out_dir)
     _remove_stale_partials(out_dir)
     try:
         staging = Path(
@@ -261,7 +274,20 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
             ) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if created is not None:
+            _remove_empty_chain(out_dir.parent, created)
         raise
+
+
+def _remove_empty_chain(deepest: Path, topmost: Path) -> None:
+    """Undo ``_make_parents`` after a failure, as far as the directories are still empty."""
+    for directory in [deepest, *deepest.parents]:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        if directory == topmost:
+            return
 
 
 def write_directory(
