@@ -8,6 +8,7 @@ difference is listed in KNOWN_DIFFERENCES with its reason and checked to be exac
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -70,8 +71,13 @@ KNOWN_DIFFERENCES = {
 
 
 def _migrate(db: Path, out: Path, output: str = "json") -> None:
+    """Migrate, and check the input database is byte-for-byte untouched (opm rewrites it)."""
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    siblings = sorted(p.name for p in db.parent.iterdir())
     result = migrate_sqlite(db, out, output=output)  # type: ignore[arg-type]
     assert result.stats.packages > 0
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == siblings
 
 
 def _tie_insensitive(blobs: list[dict[str, Any]]) -> list[dict[str, Any]]:

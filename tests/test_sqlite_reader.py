@@ -193,3 +193,15 @@ def test_hot_journal_beside_the_database_is_refused(tmp_path: Path) -> None:
     (tmp_path / "a.db-journal").write_bytes(b"\0" * 512)
     with pytest.raises(InputError, match="journal file lies beside the database"):
         SqliteCatalog(db)
+
+
+def test_corrupted_pages_are_reported(tmp_path: Path) -> None:
+    db = make_index_db(tmp_path / "a.db", [simple_package(f"p{i}") for i in range(30)])
+    data = bytearray(db.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    for page in range(1, len(data) // page_size):  # scribble over every page but the first
+        start = page * page_size + 8
+        data[start : start + 64] = b"\xff" * 64
+    db.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="corrupt"):
+        read_all(db)
