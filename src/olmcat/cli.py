@@ -10,7 +10,11 @@ import click
 
 from olmcat import __version__
 from olmcat.commands._common import Settings
+from olmcat.commands.convert import convert
+from olmcat.commands.graph import render_graph
 from olmcat.commands.migrate import migrate
+from olmcat.commands.query import query
+from olmcat.commands.validate import validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,6 +31,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 cli.add_command(migrate)
+cli.add_command(convert)
+cli.add_command(validate)
+cli.add_command(render_graph)
+cli.add_command(query)
 
 
 def main() -> None:

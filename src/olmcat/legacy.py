@@ -22,6 +22,7 @@ from typing import Any
 from olmcat import manifests
 from olmcat import property as prop
 from olmcat.errors import InputError
+from olmcat.gosort import sort_slice
 from olmcat.model import Bundle, ChannelEntry, RelatedImage
 from olmcat.property import Property
 
@@ -228,9 +229,10 @@ def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
     for image in dict.fromkeys(bundle.images):
         if image not in known:
             related.append(RelatedImage("", image))
-    # opm sorts with sort.Slice, which is stable for the short lists seen in practice; for equal
-    # images in longer lists its order depends on Go map iteration (see the conformance tests).
-    related.sort(key=lambda ri: ri.image)
+    # opm appends the stored images in Go map order, then sorts with Go's unstable sort.Slice;
+    # with pdqsort reproduced, ties come out as opm's do whatever that map order was (checked
+    # for every permutation on the corpus case that has ties).
+    sort_slice(related, lambda x, y: x.image < y.image)
     return Bundle(
         name=bundle.name,
         package=bundle.package,

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from olmcat.errors import InputError
 from olmcat.model import PackageCatalog
+from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog
 
 Warn = Callable[[str], None]
@@ -44,6 +45,15 @@ class DirectoryCatalog:
             root, permissive=permissive, all_documents=all_documents, warn=warn, require=False
         )
         self._sources: list[_Source] = [pkgman]
+        self._sources.append(
+            BundleDirCatalog(
+                root,
+                exclude_dirs=pkgman.package_dirs(),
+                permissive=permissive,
+                image_ref_template=image_ref_template,
+                warn=warn,
+            )
+        )
         seen: dict[str, int] = {}
         for index, source in enumerate(self._sources):
             for name in source.package_names():

@@ -20,8 +20,11 @@ skipped with a warning (``initializer --permissive``).
 from __future__ import annotations
 
 import base64
+import itertools
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,7 @@ Warn = Callable[[str], None]
 
 MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
 PACKAGE_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
+MAX_WORKERS = 8
 
 
 def is_package_file(path: Path) -> bool:
@@ -119,6 +123,32 @@ class _Walker:
             ]
             yield here, dirnames, files
 
+    def preload(self, directory: Path) -> None:
+        """Load the .indexignore files of ``directory``'s ancestors below the root (a worker
+        process reads one package without having walked the tree)."""
+        for ancestor in [*reversed(directory.parents), directory]:
+            if ancestor != self.root and self.root not in ancestor.parents:
+                continue
+            ignore_file = ancestor / IGNORE_FILE
+            if ancestor not in self.specs and ignore_file.is_file():
+                lines = ignore_file.read_text(encoding="utf-8").splitlines()
+                self.specs[ancestor] = pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _read_in_worker(
+    job: tuple[Path, PackageFile, bool, frozenset[Path]],
+) -> tuple[PackageCatalog | None, list[str], str | None]:
+    """Read one package in a worker process: (package or None, warnings, validation error)."""
+    root, package, all_documents, package_dirs = job
+    warnings: list[str] = []
+    walker = _Walker(root)
+    walker.preload(package.path.parent)
+    reader = _PackageReader(walker, all_documents, warnings.append, package_dirs)
+    try:
+        return reader.read_package(package), warnings, None
+    except ValidationError as error:
+        return None, warnings, str(error)
+
 
 class PkgmanCatalog:
     """A package-manifest tree, yielding one :class:`PackageCatalog` per package."""
@@ -175,20 +205,66 @@ class PkgmanCatalog:
         return self.packages()
 
     def packages(self) -> Iterator[PackageCatalog]:
-        for name in self.package_names():
+        """Packages in name order. Several are parsed at once in worker processes (YAML parsing
+        dominates); results are taken in order, at most a few ahead, so memory stays bounded."""
+        names = self.package_names()
+        wanted = int(os.environ.get("OLMCAT_WORKERS", "0")) or os.cpu_count() or 1
+        workers = min(wanted, len(names), MAX_WORKERS)
+        if workers < 2:
+            yield from self._sequential(names)
+            return
+        dirs = frozenset(self.package_dirs())
+        jobs = [(self.root, self._packages[n], self.all_documents, dirs) for n in names]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending: deque[Future[tuple[PackageCatalog | None, list[str], str | None]]] = deque()
+            queued = iter(jobs)
+            for job in itertools.islice(queued, workers * 2):
+                pending.append(pool.submit(_read_in_worker, job))
+            for name in names:
+                result, warnings, error = pending.popleft().result()
+                next_job = next(queued, None)
+                if next_job is not None:
+                    pending.append(pool.submit(_read_in_worker, next_job))
+                for warning in warnings:
+                    self._warn(warning)
+                if result is not None:
+                    yield result
+                    continue
+                if not self.permissive:
+                    raise ValidationError(error or f"package {name!r} is invalid")
+                self.skipped.append(name)
+                self._warn(f"skipped package {name!r}: {error}")
+
+    def _sequential(self, names: list[str]) -> Iterator[PackageCatalog]:
+        reader = _PackageReader(self._walker, self.all_documents, self._warn, self.package_dirs())
+        for name in names:
             try:
-                yield self.read_package(self._packages[name])
+                yield reader.read_package(self._packages[name])
             except ValidationError as error:
                 if not self.permissive:
                     raise
                 self.skipped.append(name)
                 self._warn(f"skipped package {name!r}: {error}")
 
-    # -- one package ----------------------------------------------------------------------------
+
+class _PackageReader:
+    """Reads one package's version directories into a :class:`PackageCatalog`."""
+
+    def __init__(
+        self,
+        walker: _Walker,
+        all_documents: bool,
+        warn: Warn,
+        package_dirs: frozenset[Path] | set[Path],
+    ) -> None:
+        self._walker = walker
+        self.all_documents = all_documents
+        self._warn = warn
+        self._package_dirs = package_dirs
 
     def _bundle_dirs(self, package: PackageFile) -> list[BundleDir]:
         package_dir = package.path.parent
-        other_packages = {p.path.parent for p in self._packages.values()} - {package_dir}
+        other_packages = set(self._package_dirs) - {package_dir}
         bundles: list[BundleDir] = []
         for directory, dirnames, files in self._walker.walk(package_dir):
             # A nested directory with its own package manifest belongs to that package.

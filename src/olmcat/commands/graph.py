@@ -1,0 +1,66 @@
+"""``olmcat render-graph``: upgrade graphs as Mermaid or Graphviz DOT."""
+
+from __future__ import annotations
+
+import click
+
+from olmcat.commands._common import run, warn
+
+
+@click.command("render-graph")
+@click.argument("catalog")
+@click.option("--package", "-p", "package", metavar="NAME", help="Only this package.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["mermaid", "dot"]),
+    default="mermaid",
+    show_default=True,
+    help="mermaid (paste into GitHub, mermaid.live) or dot (render with graphviz: dot -Tsvg).",
+)
+@click.option(
+    "--minimum-edge",
+    metavar="BUNDLE",
+    help="Start from this installed bundle: only its package, only entries of at least its "
+    "version.",
+)
+@click.option(
+    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
+)
+@click.pass_context
+def render_graph(
+    ctx: click.Context,
+    catalog: str,
+    package: str | None,
+    format_: str,
+    minimum_edge: str | None,
+    platform: str | None,
+) -> None:
+    """Write the upgrade graph of CATALOG per package and channel to stdout.
+
+    Draws replaces, skips and skipRange edges (from the older bundle to the one that upgrades
+    it), marks channel heads (bold), deprecated bundles, channels and packages (filled), the
+    default channel and edge targets missing from the channel (dashed). CATALOG is any form
+    olmcat reads: FBC, SQLite database, package-manifest directory or index image archive.
+    """
+    from olmcat.catalog import open_catalog
+    from olmcat.errors import InputError
+    from olmcat.graph import render
+
+    def write() -> None:
+        with open_catalog(catalog, warn=warn, permissive=True, platform=platform) as opened:
+            names = opened.package_names()
+            if package is not None and package not in names:
+                raise InputError(f"{catalog}: no package {package!r} in the catalog")
+            from olmcat.query import iter_packages
+
+            packages = iter_packages(opened, {package} if package is not None else None)
+            for chunk in render(
+                packages,
+                format="dot" if format_ == "dot" else "mermaid",
+                package=package,
+                minimum_edge=minimum_edge,
+            ):
+                click.echo(chunk, nl=False)
+
+    run(ctx, write)
