@@ -11,6 +11,7 @@ import click
 from olmcat import __version__
 from olmcat.commands._common import Settings
 from olmcat.commands.convert import convert
+from olmcat.commands.diff import diff
 from olmcat.commands.graph import render_graph
 from olmcat.commands.migrate import migrate
 from olmcat.commands.query import query
@@ -32,6 +33,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 cli.add_command(migrate)
 cli.add_command(convert)
+cli.add_command(diff)
 cli.add_command(validate)
 cli.add_command(render_graph)
 cli.add_command(query)

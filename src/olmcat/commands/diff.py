@@ -1,0 +1,198 @@
+"""``olmcat diff``: what changed in the upgrade graph between two catalog versions.
+
+Exit status follows diff(1), not the other commands: 0 identical, 1 different, 2 trouble (bad
+input, unusable output directory, anything unexpected). A crash must never look like "the
+catalogs differ" to a CI gate, so every error is turned into status 2 here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from olmcat.commands._common import CommandError, Settings, warn
+from olmcat.errors import InputError, OlmcatError
+
+if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
+    from olmcat.diff import CatalogDiff
+
+FAIL_ON = ("any", "stranded")
+COLOR = ("auto", "always", "never")
+
+
+class DiffTrouble(CommandError):
+    """Bad input or any other failure: one line on stderr and exit status 2, as diff(1)."""
+
+    exit_code = 2
+
+
+def _use_color(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@click.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("text", "json", "markdown")),
+    default="text",
+    show_default=True,
+    help="text for people, json for machines (stable shape), markdown for pull requests.",
+)
+@click.option(
+    "-p",
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="NAME",
+    help="Compare only this package (repeatable).",
+)
+@click.option("--summary", is_flag=True, help="Only totals and one line per package.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="any",
+    show_default=True,
+    help="'stranded': exit 1 only when installs lose their upgrade path (a CI gate).",
+)
+@click.option(
+    "--emit-delta",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="OUT",
+    help="Also write an FBC directory holding only what is new or changed in NEW "
+    "(not created when there is nothing).",
+)
+@click.option(
+    "--color",
+    type=click.Choice(COLOR),
+    default="auto",
+    show_default=True,
+    help="Colour the text format (auto: only on a terminal, unless NO_COLOR is set).",
+)
+@click.pass_context
+def diff(
+    ctx: click.Context,
+    old: str,
+    new: str,
+    output: str,
+    packages: tuple[str, ...],
+    summary: bool,
+    fail_on: str,
+    emit_delta: Path | None,
+    color: str,
+) -> None:
+    """Show what changed from catalog OLD to catalog NEW.
+
+    OLD and NEW are any catalog references: an FBC directory or file, an SQLite index database,
+    a package-manifest / bundle directory, or an index image archive. Reports packages, channels,
+    heads, upgrade edges, bundles and deprecations that were added, removed or changed, and the
+    upgrade impact: installs stranded without a path to the new channel head, channels that gain
+    a second head or a cycle, replaces targets that disappeared.
+
+    Exit status: 0 identical, 1 different (with --fail-on stranded: stranded installs found),
+    2 trouble.
+    """
+    settings = ctx.find_object(Settings) or Settings()
+    try:
+        result = _compare(old, new, set(packages) or None, emit_delta)
+        from olmcat.diff_render import render
+
+        title = f"Catalog diff: `{old}` → `{new}`"
+        text = render(result, output, color=_use_color(color), summary=summary, title=title)
+        click.echo(text, nl=False, color=output == "text" and _use_color(color))
+    except (click.exceptions.Exit, click.Abort, click.ClickException):
+        raise
+    except Exception as error:
+        if settings.debug:
+            raise
+        message = str(error) if isinstance(error, OlmcatError) else _unexpected(error)
+        raise DiffTrouble(message) from error
+    if fail_on == "stranded":
+        ctx.exit(1 if result.stranded() else 0)
+    ctx.exit(0 if result.is_empty() else 1)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _unexpected(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror}"
+    text = " ".join(str(error).split()) or "no details"
+    return f"unexpected {type(error).__name__}: {text} (run with --debug for a traceback)"
+
+
+def _compare(
+    old_ref: str, new_ref: str, wanted: set[str] | None, emit_delta: Path | None
+) -> CatalogDiff:
+    from olmcat.catalog import Catalog, open_catalog
+    from olmcat.delta import delta_package
+    from olmcat.diff import CatalogDiff, PackageDiff, diff_package, paired
+    from olmcat.model import CatalogStats, PackageCatalog, counted
+
+    if old_ref == "-" and new_ref == "-":
+        raise InputError("OLD and NEW cannot both be '-' (stdin)")
+
+    def stream(catalog: Catalog) -> Iterator[PackageCatalog]:
+        # Readers that can skip unwanted packages do so; the rest are filtered by paired().
+        from olmcat.readers.fbc import FbcCatalog
+        from olmcat.readers.sqlite import SqliteCatalog
+
+        if wanted is not None and isinstance(catalog.source, (FbcCatalog, SqliteCatalog)):
+            return catalog.source.packages(only=wanted)
+        return catalog.packages()
+
+    with open_catalog(old_ref, warn=warn) as old, open_catalog(new_ref, warn=warn) as new:
+        if wanted is not None:
+            known = set(old.package_names()) | set(new.package_names())
+            missing = sorted(wanted - known)
+            if missing:
+                raise InputError(f"no package {', '.join(map(repr, missing))} in either catalog")
+        found: list[PackageDiff] = []
+        if emit_delta is None:
+            for old_pkg, new_pkg in paired(stream(old), stream(new), wanted):
+                change = diff_package(old_pkg, new_pkg)
+                if change is not None:
+                    found.append(change)
+            return CatalogDiff(tuple(found))
+        # One pass feeds both the report and the delta, so each catalog is read only once.
+        from olmcat.writers.fbc import write_directory
+
+        def deltas() -> Iterator[PackageCatalog]:
+            for old_pkg, new_pkg in paired(stream(old), stream(new), wanted):
+                change = diff_package(old_pkg, new_pkg)
+                if change is not None:
+                    found.append(change)
+                kept = delta_package(old_pkg, new_pkg)
+                if kept is not None:
+                    yield kept
+
+        stats = CatalogStats()
+        existed = emit_delta.exists()
+        write_directory(counted(deltas(), stats), emit_delta)
+        if not stats.packages:
+            # An empty directory is no readable catalog: leave none behind (unless it was there).
+            if not existed:
+                emit_delta.rmdir()
+            click.echo("olmcat: NEW adds or changes nothing: no delta catalog written", err=True)
+            return CatalogDiff(tuple(found))
+        click.echo(
+            f"olmcat: wrote delta catalog ({_plural(stats.packages, 'package')}, "
+            f"{_plural(stats.channels, 'channel')}, {_plural(stats.bundles, 'bundle')}) "
+            f"to {emit_delta}",
+            err=True,
+        )
+        return CatalogDiff(tuple(found))
