@@ -1,12 +1,18 @@
-"""Small builders that create test catalogs in code (SQLite index DBs in the current schema)."""
+"""Small builders that create test catalogs in code (SQLite index DBs in the current schema).
+
+sqlite-utils writes the rows; the table DDL is spelled out to match the legacy layout exactly.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import sqlite_utils
 
 # The current (schema 13) layout, reduced to the tables and columns olmcat reads.
 SCHEMA_13 = """
@@ -70,68 +76,86 @@ def make_index_db(path: Path, packages: list[PackageSpec], *, schema_version: in
     """Write a schema-13 index DB the way the legacy loader laid one out."""
     conn = sqlite3.connect(path)
     conn.executescript(SCHEMA_13)
-    conn.execute("INSERT INTO schema_migrations VALUES (?, '2020-01-01')", (schema_version,))
+    db = sqlite_utils.Database(conn)
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    rows["schema_migrations"].append({"version": schema_version, "timestamp": "2020-01-01"})
     entry_id = 0
+
+    def entry(channel: str, package: str, bundle: str, replaces: int | None, depth: int) -> int:
+        nonlocal entry_id
+        entry_id += 1
+        rows["channel_entry"].append(
+            {
+                "entry_id": entry_id,
+                "channel_name": channel,
+                "package_name": package,
+                "operatorbundle_name": bundle,
+                "replaces": replaces,
+                "depth": depth,
+            }
+        )
+        return entry_id
+
     for pkg in packages:
-        conn.execute("INSERT INTO package VALUES (?, ?)", (pkg.name, pkg.default_channel))
+        rows["package"].append({"name": pkg.name, "default_channel": pkg.default_channel})
         written: set[str] = set()
         for channel, bundles in pkg.channels.items():
-            conn.execute(
-                "INSERT INTO channel VALUES (?, ?, ?)", (channel, pkg.name, bundles[0].name)
+            rows["channel"].append(
+                {
+                    "name": channel,
+                    "package_name": pkg.name,
+                    "head_operatorbundle_name": bundles[0].name,
+                }
             )
             # Entries are written tail first so that replaces can point at earlier entry ids.
             ids: dict[str, int] = {}
             for depth, bundle in reversed(list(enumerate(bundles))):
-                entry_id += 1
-                ids[bundle.name] = entry_id
-                replaces = ids.get(bundle.replaces)
-                conn.execute(
-                    "INSERT INTO channel_entry VALUES (?, ?, ?, ?, ?, ?)",
-                    (entry_id, channel, pkg.name, bundle.name, replaces, depth),
+                ids[bundle.name] = entry(
+                    channel, pkg.name, bundle.name, ids.get(bundle.replaces), depth
                 )
                 for skipped in bundle.skips:
-                    entry_id += 1
-                    conn.execute(
-                        "INSERT INTO channel_entry VALUES (?, ?, ?, ?, NULL, ?)",
-                        (entry_id, channel, pkg.name, skipped, depth + 1),
-                    )
-                    entry_id += 1
-                    conn.execute(
-                        "INSERT INTO channel_entry VALUES (?, ?, ?, ?, ?, ?)",
-                        (entry_id, channel, pkg.name, bundle.name, entry_id - 1, depth + 1),
-                    )
+                    skipped_id = entry(channel, pkg.name, skipped, None, depth + 1)
+                    entry(channel, pkg.name, bundle.name, skipped_id, depth + 1)
                 if bundle.name not in written:
                     written.add(bundle.name)
-                    _write_bundle(conn, pkg.name, bundle)
+                    _bundle_rows(rows, pkg.name, bundle)
+    for table, table_rows in rows.items():
+        db[table].insert_all(table_rows, batch_size=1000)
     conn.commit()
     conn.close()
     return path
 
 
-def _write_bundle(conn: sqlite3.Connection, package: str, bundle: BundleSpec) -> None:
+def _bundle_rows(rows: dict[str, list[dict[str, Any]]], package: str, bundle: BundleSpec) -> None:
     csv_json = json.dumps(bundle.csv(), separators=(",", ":"), sort_keys=True)
     text: str | bytes | None = csv_json if bundle.bundle_text == "auto" else bundle.bundle_text
-    conn.execute(
-        "INSERT INTO operatorbundle VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')",
-        (
-            bundle.name,
-            csv_json,
-            text,
-            bundle.image,
-            bundle.skip_range,
-            bundle.version,
-            bundle.replaces,
-            ",".join(bundle.skips),
-        ),
+    rows["operatorbundle"].append(
+        {
+            "name": bundle.name,
+            "csv": csv_json,
+            "bundle": text,
+            "bundlepath": bundle.image,
+            "skiprange": bundle.skip_range,
+            "version": bundle.version,
+            "replaces": bundle.replaces,
+            "skips": ",".join(bundle.skips),
+            "substitutesfor": "",
+        }
     )
     props = [("olm.package", json.dumps({"packageName": package, "version": bundle.version}))]
-    for type_, value in props + bundle.properties:
-        conn.execute(
-            "INSERT INTO properties VALUES (?, ?, ?, ?, ?)",
-            (type_, value, bundle.name, bundle.version, bundle.image),
-        )
-    for image in bundle.related_images:
-        conn.execute("INSERT INTO related_image VALUES (?, ?)", (image, bundle.name))
+    rows["properties"].extend(
+        {
+            "type": type_,
+            "value": value,
+            "operatorbundle_name": bundle.name,
+            "operatorbundle_version": bundle.version,
+            "operatorbundle_path": bundle.image,
+        }
+        for type_, value in props + bundle.properties
+    )
+    rows["related_image"].extend(
+        {"image": image, "operatorbundle_name": bundle.name} for image in bundle.related_images
+    )
 
 
 def simple_package(
