@@ -12,8 +12,11 @@ from olmcat import __version__
 from olmcat.commands._common import Settings
 from olmcat.commands.convert import convert
 from olmcat.commands.diff import diff
+from olmcat.commands.filter import filter_command
 from olmcat.commands.graph import render_graph
+from olmcat.commands.images import images
 from olmcat.commands.migrate import migrate
+from olmcat.commands.mirror import mirror
 from olmcat.commands.query import query
 from olmcat.commands.validate import validate
 
@@ -37,6 +40,9 @@ cli.add_command(diff)
 cli.add_command(validate)
 cli.add_command(render_graph)
 cli.add_command(query)
+cli.add_command(images)
+cli.add_command(filter_command)
+cli.add_command(mirror)
 
 
 def main() -> None:

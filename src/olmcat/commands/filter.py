@@ -1,0 +1,98 @@
+"""``olmcat filter``: keep only some packages, channels and versions of a catalog."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from olmcat.commands._common import quiet_option, run, warn
+from olmcat.writers.fbc import FORMATS
+
+
+@click.command("filter")
+@click.argument("catalog")
+@click.argument("out")
+@click.option(
+    "-p",
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="P[:CHANNEL[@RANGE]]",
+    help="Keep package P (every channel), or only CHANNEL of it, or only the entries of CHANNEL "
+    "whose version is in RANGE (OLM 1.0 syntax, e.g. '>=1.2.0 <2.0.0', '~1.4'). Repeatable; "
+    "without it every package is kept.",
+)
+@click.option("--heads-only", is_flag=True, help="Keep only the head of each channel.")
+@click.option("--min-version", metavar="VERSION", help="Leave out bundles older than VERSION.")
+@click.option("--max-version", metavar="VERSION", help="Leave out bundles newer than VERSION.")
+@click.option(
+    "--drop-deprecated",
+    is_flag=True,
+    help="Leave out what olm.deprecations entries and olm.deprecated properties deprecate.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(FORMATS),
+    default="json",
+    show_default=True,
+    help="Format of the catalog files (catalog.json or catalog.yaml per package).",
+)
+@click.option(
+    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
+)
+@quiet_option
+@click.pass_context
+def filter_command(
+    ctx: click.Context,
+    catalog: str,
+    out: str,
+    packages: tuple[str, ...],
+    heads_only: bool,
+    min_version: str | None,
+    max_version: str | None,
+    drop_deprecated: bool,
+    output: str,
+    platform: str | None,
+    quiet: bool,
+) -> None:
+    """Write the part of CATALOG that is selected into the FBC directory OUT (- for stdout).
+
+    CATALOG is any catalog reference (FBC, SQLite DB, package-manifest tree, image archive).
+    The result stays a valid catalog: each channel keeps exactly one head and no stranded
+    entries -- replaces/skips edges through left-out entries are rewritten to connect the kept
+    ones; a default channel that is left out is re-pointed to a kept channel (with a warning);
+    empty channels and packages are left out. OUT must be absent or empty and appears only when
+    complete.
+    """
+    from olmcat.filter import FilterSpec, PackageSelector, filter_catalog, parse_version_bound
+
+    def action() -> None:
+        spec = FilterSpec(
+            selectors=tuple(PackageSelector.parse(text) for text in packages),
+            heads_only=heads_only,
+            min_version=parse_version_bound(min_version) if min_version else None,
+            max_version=parse_version_bound(max_version) if max_version else None,
+            drop_deprecated=drop_deprecated,
+        )
+        to_stdout = out == "-"
+        result = filter_catalog(
+            catalog,
+            None if to_stdout else Path(out),
+            spec,
+            output=output,  # type: ignore[arg-type]
+            warn=warn,
+            stdout=sys.stdout if to_stdout else None,
+            platform=platform,
+        )
+        if not quiet:
+            stats = result.stats
+            click.echo(
+                f"kept {stats.packages} packages, {stats.channels} channels, {stats.bundles} "
+                f"bundles in {'stdout' if to_stdout else out} in {result.seconds:.2f} s",
+                err=True,
+            )
+
+    run(ctx, action)

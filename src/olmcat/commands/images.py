@@ -1,0 +1,55 @@
+"""``olmcat images``: every image a catalog references."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from olmcat.commands._common import run, warn
+from olmcat.images import FORMATS
+
+
+@click.command("images")
+@click.argument("catalog")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: tab-separated image, package, bundle, kind, name; json: array of objects; "
+    "csv: with a header line.",
+)
+@click.option(
+    "--unique",
+    is_flag=True,
+    help="Only the distinct image references, sorted (what has to be copied).",
+)
+@click.option(
+    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
+)
+@click.pass_context
+def images(
+    ctx: click.Context, catalog: str, output: str, unique: bool, platform: str | None
+) -> None:
+    """List every image CATALOG references: bundle images and related images.
+
+    CATALOG is any catalog reference: an FBC directory or file (- for stdin), an SQLite index
+    database, a package-manifest / bundle directory tree, or an index image archive. Each line
+    names the image, its package and bundle, whether it is the bundle image or a related image,
+    and the related-image name. Rows are de-duplicated and come package by package (sorted by
+    bundle, image, name within one), so two runs print the same bytes.
+    """
+    from olmcat.catalog import open_catalog
+    from olmcat.images import catalog_images, unique_images, write_images, write_unique_images
+
+    def action() -> None:
+        with open_catalog(catalog, warn=warn, platform=platform) as opened:
+            rows = catalog_images(opened.packages())
+            if unique:
+                write_unique_images(unique_images(rows), sys.stdout, output)  # type: ignore[arg-type]
+            else:
+                write_images(rows, sys.stdout, output)  # type: ignore[arg-type]
+
+    run(ctx, action)
