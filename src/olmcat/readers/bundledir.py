@@ -32,13 +32,10 @@ from __future__ import annotations
 
 import base64
 import functools
-import itertools
 import json
 import os
 import re
-from collections import deque
 from collections.abc import Callable, Collection, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,6 +54,7 @@ from olmcat.model import (
     PackageCatalog,
     RelatedImage,
 )
+from olmcat.parallel import map_in_order, worker_count
 from olmcat.property import Property
 from olmcat.readers.fbc import _ignored
 from olmcat.readers.pkgman import _Walker
@@ -83,7 +81,6 @@ CSV_PROPERTIES_ANNOTATION = "olm.properties"
 # opm's stand-in for a CSV without spec.version when it picks channel heads.
 MISSING_VERSION = "0.0.0-z"
 TEMPLATE_FIELDS = ("package", "name", "version", "dir")
-MAX_WORKERS = 8
 _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
 
 
@@ -959,8 +956,7 @@ class BundleDirCatalog:
         (YAML parsing dominates) and taken in order, at most a few ahead, so memory stays
         bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
         names = self.package_names()
-        wanted = int(os.environ.get("OLMCAT_WORKERS", "0")) or os.cpu_count() or 1
-        workers = min(wanted, len(names), MAX_WORKERS)
+        workers = worker_count(len(names))
         if workers < 2:
             for name in names:
                 try:
@@ -979,21 +975,15 @@ class BundleDirCatalog:
             )
             for name in names
         )
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            pending: deque[Future[_WorkerResult]] = deque(
-                pool.submit(_read_in_worker, job) for job in itertools.islice(jobs, workers * 2)
-            )
-            for name in names:
-                result, warnings, problem = pending.popleft().result()
-                job = next(jobs, None)
-                if job is not None:
-                    pending.append(pool.submit(_read_in_worker, job))
-                for warning in warnings:
-                    self._warn(warning)
-                if result is not None:
-                    yield result
-                else:
-                    self._skip(name, f"package {name!r}", ValidationError(problem))
+        for name, (result, warnings, problem) in zip(
+            names, map_in_order(_read_in_worker, jobs, workers), strict=True
+        ):
+            for warning in warnings:
+                self._warn(warning)
+            if result is not None:
+                yield result
+            else:
+                self._skip(name, f"package {name!r}", ValidationError(problem))
 
     def read_package(self, name: str) -> PackageCatalog:
         """Parse, check and lay out one package (ValidationError if the loader refused it)."""

@@ -20,11 +20,8 @@ skipped with a warning (``initializer --permissive``).
 from __future__ import annotations
 
 import base64
-import itertools
 import os
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,7 @@ from olmcat import property as prop
 from olmcat.errors import InputError, ValidationError
 from olmcat.gojson import marshal_object
 from olmcat.model import Bundle, Channel, Icon, Package, PackageCatalog
+from olmcat.parallel import map_in_order, worker_count
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.yamlio import load_all
 
@@ -43,7 +41,6 @@ Warn = Callable[[str], None]
 
 MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
 PACKAGE_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
-MAX_WORKERS = 8
 
 
 def is_package_file(path: Path) -> bool:
@@ -208,32 +205,24 @@ class PkgmanCatalog:
         """Packages in name order. Several are parsed at once in worker processes (YAML parsing
         dominates); results are taken in order, at most a few ahead, so memory stays bounded."""
         names = self.package_names()
-        wanted = int(os.environ.get("OLMCAT_WORKERS", "0")) or os.cpu_count() or 1
-        workers = min(wanted, len(names), MAX_WORKERS)
+        workers = worker_count(len(names))
         if workers < 2:
             yield from self._sequential(names)
             return
         dirs = frozenset(self.package_dirs())
-        jobs = [(self.root, self._packages[n], self.all_documents, dirs) for n in names]
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            pending: deque[Future[tuple[PackageCatalog | None, list[str], str | None]]] = deque()
-            queued = iter(jobs)
-            for job in itertools.islice(queued, workers * 2):
-                pending.append(pool.submit(_read_in_worker, job))
-            for name in names:
-                result, warnings, error = pending.popleft().result()
-                next_job = next(queued, None)
-                if next_job is not None:
-                    pending.append(pool.submit(_read_in_worker, next_job))
-                for warning in warnings:
-                    self._warn(warning)
-                if result is not None:
-                    yield result
-                    continue
-                if not self.permissive:
-                    raise ValidationError(error or f"package {name!r} is invalid")
-                self.skipped.append(name)
-                self._warn(f"skipped package {name!r}: {error}")
+        jobs = ((self.root, self._packages[n], self.all_documents, dirs) for n in names)
+        for name, (result, warnings, error) in zip(
+            names, map_in_order(_read_in_worker, jobs, workers), strict=True
+        ):
+            for warning in warnings:
+                self._warn(warning)
+            if result is not None:
+                yield result
+                continue
+            if not self.permissive:
+                raise ValidationError(error or f"package {name!r} is invalid")
+            self.skipped.append(name)
+            self._warn(f"skipped package {name!r}: {error}")
 
     def _sequential(self, names: list[str]) -> Iterator[PackageCatalog]:
         reader = _PackageReader(self._walker, self.all_documents, self._warn, self.package_dirs())
