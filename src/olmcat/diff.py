@@ -119,7 +119,7 @@ from olmcat.model import (
     PackageCatalog,
     RelatedImage,
 )
-from olmcat.property import TYPE_BUNDLE_OBJECT, TYPE_PACKAGE, Property
+from olmcat.property import TYPE_BUNDLE_OBJECT, Property
 from olmcat.semver import SkipRange, Version, parse_skip_range, parse_version_tolerant
 
 __all__ = [
@@ -563,17 +563,7 @@ def _version(text: str) -> Version | None:
 
 def bundle_version(bundle: Bundle | None) -> str:
     """The version of a bundle's ``olm.package`` property ("" when it has none or it is bad)."""
-    if bundle is None:
-        return ""
-    for prop in bundle.properties:
-        if prop.type == TYPE_PACKAGE:
-            try:
-                value = json.loads(prop.value)
-            except ValueError:
-                return ""
-            version = value.get("version") if isinstance(value, dict) else None
-            return version if isinstance(version, str) else ""
-    return ""
+    return bundle.version if bundle is not None else ""
 
 
 def _by_type(props: Iterable[Property]) -> dict[str, set[str]]:

@@ -64,7 +64,6 @@ from olmcat.model import (
     PackageCatalog,
     counted,
 )
-from olmcat.property import TYPE_DEPRECATED, TYPE_PACKAGE, parse_package
 from olmcat.semver import (
     Constraint,
     Version,
@@ -187,21 +186,14 @@ class FilterResult:
 
 def bundle_version(bundle: Bundle | None) -> Version | None:
     """The version of a bundle's ``olm.package`` property (read as OLM reads CSV versions)."""
-    if bundle is None:
+    text = bundle.version if bundle is not None else ""
+    if not text:
         return None
-    for prop in bundle.properties:
-        if prop.type != TYPE_PACKAGE:
-            continue
+    for parse in (parse_version_tolerant, parse_constraint_version):
         try:
-            text = parse_package(prop).version
+            return parse(text)
         except InputError:
-            return None
-        for parse in (parse_version_tolerant, parse_constraint_version):
-            try:
-                return parse(text)
-            except InputError:
-                continue
-        return None
+            continue
     return None
 
 
@@ -375,21 +367,6 @@ def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn)
 # --------------------------------------------------------------------------------------------------
 
 
-def _deprecated(pkg: PackageCatalog) -> tuple[bool, set[str], set[str]]:
-    package = False
-    channels: set[str] = set()
-    bundles = {b.name for b in pkg.bundles if any(p.type == TYPE_DEPRECATED for p in b.properties)}
-    for deprecation in pkg.deprecations:
-        for entry in deprecation.entries:
-            if entry.schema == SCHEMA_PACKAGE:
-                package = True
-            elif entry.schema == SCHEMA_CHANNEL:
-                channels.add(entry.name)
-            elif entry.schema == SCHEMA_BUNDLE:
-                bundles.add(entry.name)
-    return package, channels, bundles
-
-
 def _in_bounds(version: Version | None, spec: FilterSpec) -> bool:
     if spec.min_version is None and spec.max_version is None:
         return True
@@ -411,7 +388,7 @@ def filter_package(
     note = warn or _ignore
     selected = plan is not None
     if spec.drop_deprecated:
-        package_deprecated, dead_channels, dead_bundles = _deprecated(pkg)
+        package_deprecated, dead_channels, dead_bundles = pkg.deprecated_names()
         if package_deprecated:
             if selected:
                 note(f"package {pkg.name} is deprecated; left out (--drop-deprecated)")

@@ -25,9 +25,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from olmcat import property as prop
 from olmcat.errors import InputError
-from olmcat.model import SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, PackageCatalog
+from olmcat.model import PackageCatalog
 from olmcat.semver import SkipRange, Version, parse_skip_range, parse_version
 
 GraphFormat = Literal["mermaid", "dot"]
@@ -96,33 +95,15 @@ class _Ids:
 
 
 def bundle_versions(pkg: PackageCatalog) -> dict[str, Version]:
-    """Bundle name -> version from its ``olm.package`` property (bundles without one are left
-    out)."""
+    """Bundle name -> version from its ``olm.package`` property (bundles without a valid one are
+    left out)."""
     versions: dict[str, Version] = {}
     for bundle in pkg.bundles:
-        for item in bundle.properties_of(prop.TYPE_PACKAGE):
-            try:
-                versions[bundle.name] = parse_version(prop.parse_package(item).version)
-            except InputError:
-                continue
-            break
+        try:
+            versions[bundle.name] = parse_version(bundle.version)
+        except InputError:
+            continue
     return versions
-
-
-def deprecated_names(pkg: PackageCatalog) -> tuple[bool, set[str], set[str]]:
-    """(package deprecated, deprecated channels, deprecated bundles)."""
-    package = False
-    channels: set[str] = set()
-    bundles = {b.name for b in pkg.bundles if b.properties_of(prop.TYPE_DEPRECATED)}
-    for deprecation in pkg.deprecations:
-        for entry in deprecation.entries:
-            if entry.schema == SCHEMA_PACKAGE:
-                package = True
-            elif entry.schema == SCHEMA_CHANNEL:
-                channels.add(entry.name)
-            elif entry.schema == SCHEMA_BUNDLE:
-                bundles.add(entry.name)
-    return package, channels, bundles
 
 
 def _skip_range(text: str) -> SkipRange | None:
@@ -138,7 +119,7 @@ def package_graph(
     """The graph of one package, or None when ``minimum`` leaves nothing of it."""
     ids = ids or _Ids()
     versions = bundle_versions(pkg)
-    package_deprecated, deprecated_channels, deprecated_bundles = deprecated_names(pkg)
+    package_deprecated, deprecated_channels, deprecated_bundles = pkg.deprecated_names()
     graph = PackageGraph(ids.make(pkg.name), pkg.name, package_deprecated)
 
     def kept(name: str) -> bool:

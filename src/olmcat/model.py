@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from olmcat.property import Property
+from olmcat.errors import InputError
+from olmcat.property import TYPE_DEPRECATED, TYPE_PACKAGE, Property, parse_package
 
 SCHEMA_PACKAGE = "olm.package"
 SCHEMA_CHANNEL = "olm.channel"
@@ -103,6 +104,19 @@ class Bundle:
     def properties_of(self, type_: str) -> list[Property]:
         return [p for p in self.properties if p.type == type_]
 
+    @property
+    def version(self) -> str:
+        """The version of the first ``olm.package`` property ("" without one, or if unreadable).
+
+        Callers parse it with the semver dialect their question needs."""
+        for item in self.properties:
+            if item.type == TYPE_PACKAGE:
+                try:
+                    return parse_package(item).version
+                except InputError:
+                    return ""
+        return ""
+
 
 @dataclass(frozen=True, slots=True)
 class DeprecationEntry:
@@ -154,6 +168,22 @@ class PackageCatalog:
             if bundle.name == name:
                 return bundle
         return None
+
+    def deprecated_names(self) -> tuple[bool, set[str], set[str]]:
+        """(package deprecated, deprecated channels, deprecated bundles) from olm.deprecations and
+        the legacy ``olm.deprecated`` bundle property."""
+        package = False
+        channels: set[str] = set()
+        bundles = {b.name for b in self.bundles if b.properties_of(TYPE_DEPRECATED)}
+        for deprecation in self.deprecations:
+            for entry in deprecation.entries:
+                if entry.schema == SCHEMA_PACKAGE:
+                    package = True
+                elif entry.schema == SCHEMA_CHANNEL:
+                    channels.add(entry.name)
+                elif entry.schema == SCHEMA_BUNDLE:
+                    bundles.add(entry.name)
+        return package, channels, bundles
 
 
 @dataclass(slots=True)

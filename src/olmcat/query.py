@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from olmcat import property as prop
 from olmcat.errors import InputError
-from olmcat.model import SCHEMA_BUNDLE, Bundle, Channel, ChannelEntry, PackageCatalog
+from olmcat.model import Bundle, Channel, ChannelEntry, PackageCatalog
 from olmcat.semver import (
     SkipRange,
     Version,
@@ -71,16 +71,6 @@ def get_package(catalog: PackageStream, name: str) -> PackageCatalog:
 # ------------------------------------------------------------------------------------------------
 
 
-def version_of(bundle: Bundle) -> str:
-    """The version text of a bundle's ``olm.package`` property ("" without one)."""
-    for item in bundle.properties_of(prop.TYPE_PACKAGE):
-        try:
-            return prop.parse_package(item).version
-        except InputError:
-            return ""
-    return ""
-
-
 def _semver(text: str) -> Version | None:
     try:
         return parse_version(text)
@@ -109,13 +99,6 @@ def _head(channel: Channel) -> str:
         raise InputError(str(exc)) from None
 
 
-def _deprecated_bundles(pkg: PackageCatalog) -> set[str]:
-    names = {b.name for b in pkg.bundles if b.properties_of(prop.TYPE_DEPRECATED)}
-    for deprecation in pkg.deprecations:
-        names.update(e.name for e in deprecation.entries if e.schema == SCHEMA_BUNDLE)
-    return names
-
-
 def _channels_of(pkg: PackageCatalog) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for channel in sorted(pkg.channels, key=lambda c: c.name):
@@ -130,7 +113,7 @@ def _bundle_row(pkg: PackageCatalog, bundle: Bundle, channels: dict[str, list[st
     return {
         "name": bundle.name,
         "package": pkg.name,
-        "version": version_of(bundle),
+        "version": bundle.version,
         "image": bundle.image,
         "channels": channels.get(bundle.name, []),
     }
@@ -156,7 +139,7 @@ def packages(catalog: PackageStream) -> list[Row]:
 def channels(catalog: PackageStream, package: str) -> list[Row]:
     """The channels of a package with their head and entries (by version)."""
     pkg = get_package(catalog, package)
-    versions = {b.name: version_of(b) for b in pkg.bundles}
+    versions = {b.name: b.version for b in pkg.bundles}
     rows = []
     for channel in sorted(pkg.channels, key=lambda c: c.name):
         heads = channel.heads()
@@ -236,9 +219,9 @@ def bundle(catalog: PackageStream, name: str, package: str | None = None) -> Row
     return {
         "name": chosen.name,
         "package": pkg.name,
-        "version": version_of(chosen),
+        "version": chosen.version,
         "image": chosen.image,
-        "deprecated": chosen.name in _deprecated_bundles(pkg),
+        "deprecated": chosen.name in pkg.deprecated_names()[2],
         "channels": entries,
         "properties": [
             {"type": p.type, "value": p.parsed()}
@@ -266,7 +249,7 @@ def head(catalog: PackageStream, package: str, channel: str | None = None) -> Ro
         "package": pkg.name,
         "channel": chosen.name,
         "name": name,
-        "version": version_of(found) if found is not None else "",
+        "version": found.version if found is not None else "",
         "image": found.image if found is not None else "",
     }
 
@@ -281,7 +264,7 @@ def replaced_by(
     rows = []
     only = {package} if package is not None else None
     for pkg in iter_packages(catalog, only):
-        versions = {b.name: version_of(b) for b in pkg.bundles}
+        versions = {b.name: b.version for b in pkg.bundles}
         for chosen in sorted(pkg.channels, key=lambda c: c.name):
             if channel is not None and chosen.name != channel:
                 continue
@@ -338,7 +321,7 @@ def upgrade_path(
     pkg = get_package(catalog, package)
     chosen = _channel(pkg, channel)
     head_name = _head(chosen)
-    versions = {b.name: _semver(version_of(b)) for b in pkg.bundles}
+    versions = {b.name: _semver(b.version) for b in pkg.bundles}
     referenced = {e.name for e in chosen.entries}
     referenced.update(t for e in chosen.entries for t in (e.replaces, *e.skips) if t)
     if start in referenced:
@@ -461,10 +444,10 @@ def resolve(
     if channel is not None:
         names = {e.name for e in _channel(pkg, channel).entries}
         candidates = [b for b in candidates if b.name in names]
-    deprecated = _deprecated_bundles(pkg)
+    deprecated = pkg.deprecated_names()[2]
     matching: list[tuple[Bundle, Version]] = []
     for candidate in candidates:
-        version = _semver(version_of(candidate))
+        version = _semver(candidate.version)
         if version is None:
             continue
         if constraint is None or constraint.contains(version):
@@ -562,7 +545,7 @@ def install_modes(
                 {
                     "package": pkg.name,
                     "name": name,
-                    "version": version_of(found),
+                    "version": found.version,
                     "channels": in_channels,
                     "installModes": modes,
                     "webhooks": webhooks,
