@@ -38,11 +38,12 @@ from olmcat.readers.pkgman import (
     PackageFile,
     PkgmanCatalog,
     _Walker,
+    is_object,
     is_package_file,
+    iter_documents,
     read_package_file,
 )
 from olmcat.writers.fbc import check_package_name, staged_directory
-from olmcat.yamlio import load_all
 
 Warn = Callable[[str], None]
 
@@ -81,18 +82,8 @@ class ConvertResult:
 
 def _first_object(path: Path) -> dict[str, Any] | None:
     """The first Kubernetes object of a file, as the legacy loader decoded it."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for document in load_all(fh):
-                if isinstance(document, dict) and "kind" in document and "apiVersion" in document:
-                    return document
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except Exception as exc:  # yaml errors from libyaml
-        raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
-    return None
+    first: dict[str, Any] | None = next((d for d in iter_documents(path) if is_object(d)), None)
+    return first
 
 
 def _might_be_csv(path: Path) -> bool:

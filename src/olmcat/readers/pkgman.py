@@ -67,10 +67,11 @@ class BundleDir:
         return manifests.name(self.csv)
 
 
-def _load_documents(path: Path) -> list[Any]:
+def iter_documents(path: Path) -> Iterator[Any]:
+    """The YAML documents of a manifest file, read lazily; read errors name the file."""
     try:
         with path.open(encoding="utf-8") as fh:
-            return list(load_all(fh))
+            yield from load_all(fh)
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
@@ -79,8 +80,13 @@ def _load_documents(path: Path) -> list[Any]:
         raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
 
 
+def is_object(document: Any) -> bool:
+    """A Kubernetes object: a mapping with ``apiVersion`` and ``kind``."""
+    return isinstance(document, dict) and "kind" in document and "apiVersion" in document
+
+
 def read_package_file(path: Path) -> PackageFile:
-    documents = _load_documents(path)
+    documents = list(iter_documents(path))
     if not documents or not isinstance(documents[0], dict):
         raise InputError(f"{path}: not a package manifest (expected packageName and channels)")
     doc = documents[0]
@@ -263,11 +269,7 @@ class _PackageReader:
                 path = directory / filename
                 if not filename.lower().endswith(MANIFEST_EXTENSIONS) or is_package_file(path):
                     continue
-                documents = [
-                    d
-                    for d in _load_documents(path)
-                    if isinstance(d, dict) and "kind" in d and "apiVersion" in d
-                ]
+                documents = [d for d in iter_documents(path) if is_object(d)]
                 if len(documents) > 1 and not self.all_documents:
                     # The legacy loader decoded only the first document of a file, so opm's
                     # output lacks the others; say so instead of dropping them silently.
