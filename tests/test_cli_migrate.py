@@ -16,6 +16,7 @@ from olmcat.cli import cli
 from olmcat.errors import InputError
 
 from .builders import BundleSpec, PackageSpec, make_index_db, simple_package
+from .conftest import parse_stream
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -200,3 +201,35 @@ def test_failed_run_removes_the_parents_it_created(tmp_path: Path) -> None:
     code, _, _ = invoke("migrate", "sqlite", str(db), str(tmp_path / "a" / "b" / "out"))
     assert code == 1
     assert not (tmp_path / "a").exists()
+
+
+def test_migrate_level_replaces_objects_by_csv_metadata(tmp_path: Path) -> None:
+    with_image = BundleSpec(
+        "demo.v1", "1.0.0", image="quay.io/demo:1", csv_spec={"displayName": "Demo <beta>"}
+    )
+    without_image = BundleSpec("demo.v0", "0.1.0")
+    with_image.replaces = "demo.v0"
+    db = make_index_db(
+        tmp_path / "index.db",
+        [PackageSpec("demo", "stable", {"stable": [with_image, without_image]})],
+    )
+    code, _, err = invoke(
+        "migrate",
+        "sqlite",
+        "-q",
+        "--migrate-level",
+        "bundle-object-to-csv-metadata",
+        str(db),
+        str(tmp_path / "out"),
+    )
+    assert code == 0, err
+    blobs = {
+        b["name"]: b
+        for b in parse_stream((tmp_path / "out" / "demo" / "catalog.json").read_text())
+        if b["schema"] == "olm.bundle"
+    }
+    types = [p["type"] for p in blobs["demo.v1"]["properties"]]
+    assert types[-1] == "olm.csv.metadata" and "olm.bundle.object" not in types
+    assert blobs["demo.v1"]["properties"][-1]["value"]["displayName"] == "Demo <beta>"
+    # opm leaves bundles without an image alone.
+    assert "olm.bundle.object" in [p["type"] for p in blobs["demo.v0"]["properties"]]
