@@ -233,3 +233,13 @@ def test_migrate_level_replaces_objects_by_csv_metadata(tmp_path: Path) -> None:
     assert blobs["demo.v1"]["properties"][-1]["value"]["displayName"] == "Demo <beta>"
     # opm leaves bundles without an image alone.
     assert "olm.bundle.object" in [p["type"] for p in blobs["demo.v0"]["properties"]]
+
+
+def test_every_registered_command_loads_and_has_help() -> None:
+    from olmcat.cli import COMMANDS
+
+    for name in COMMANDS:
+        code, out, _ = invoke(name, "--help")
+        assert code == 0 and "Usage:" in out, name
+    code, out, _ = invoke("--help")
+    assert all(name in out for name in COMMANDS)

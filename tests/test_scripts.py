@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from olmcat.cli import cli
-
 from .conftest import ROOT, corpus_path
 from .test_filter import check_fbc_directory
 from .test_mirror_plan import oc_key
@@ -193,7 +191,6 @@ def test_related_images_line_format_like_sqlite3() -> None:
     assert "olmcat: error:" in missing.stderr
 
 
-@pytest.mark.skipif("diff" not in cli.commands, reason="olmcat diff is not registered yet")
 def test_catalog_delta_end_to_end(tmp_path: Path) -> None:
     old = corpus_path("images", "test-index-v0-old.oci.tar")
     new = corpus_path("images", "test-index-v1.oci.tar")

@@ -2,26 +2,50 @@
 
 Only the command layer turns domain errors into exit codes: 1 for a problem with the input or
 output (one line on stderr, a traceback only with ``--debug``), 2 for usage errors (click's).
+Command modules are imported only when their command runs, so ``migrate`` does not pay for the
+imports of ``mirror`` or ``diff``.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from olmcat import __version__
 from olmcat.commands._common import Settings
-from olmcat.commands.convert import convert
-from olmcat.commands.diff import diff
-from olmcat.commands.filter import filter_command
-from olmcat.commands.graph import render_graph
-from olmcat.commands.images import images
-from olmcat.commands.migrate import migrate
-from olmcat.commands.mirror import mirror
-from olmcat.commands.query import query
-from olmcat.commands.validate import validate
+
+# command name -> "module:attribute" of its click command
+COMMANDS = {
+    "migrate": "olmcat.commands.migrate:migrate",
+    "convert": "olmcat.commands.convert:convert",
+    "diff": "olmcat.commands.diff:diff",
+    "validate": "olmcat.commands.validate:validate",
+    "render-graph": "olmcat.commands.graph:render_graph",
+    "query": "olmcat.commands.query:query",
+    "images": "olmcat.commands.images:images",
+    "filter": "olmcat.commands.filter:filter_command",
+    "mirror": "olmcat.commands.mirror:mirror",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="olmcat")
 @click.option("--debug", is_flag=True, help="Show a traceback when something goes wrong.")
 @click.pass_context
@@ -32,17 +56,6 @@ def cli(ctx: click.Context, debug: bool) -> None:
     archives and file-based catalogs (FBC); writes FBC byte-identical to what opm writes.
     """
     ctx.obj = Settings(debug=debug)
-
-
-cli.add_command(migrate)
-cli.add_command(convert)
-cli.add_command(diff)
-cli.add_command(validate)
-cli.add_command(render_graph)
-cli.add_command(query)
-cli.add_command(images)
-cli.add_command(filter_command)
-cli.add_command(mirror)
 
 
 def main() -> None:
