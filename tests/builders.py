@@ -38,7 +38,22 @@ CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbun
 """
 
 
+def crd_doc(plural: str, group: str, kind: str, versions: list[str]) -> dict[str, Any]:
+    """A CustomResourceDefinition manifest serving ``versions``."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "plural": plural},
+            "versions": [{"name": v} for v in versions],
+        },
+    }
+
+
 def csv(name: str, version: str, **spec: Any) -> dict[str, Any]:
+    """A ClusterServiceVersion manifest (``spec`` adds fields to its spec)."""
     return {
         "apiVersion": "operators.coreos.com/v1alpha1",
         "kind": "ClusterServiceVersion",

@@ -25,29 +25,9 @@ from olmcat.readers.bundledir import (
 )
 from olmcat.writers.fbc import bundle_json
 
+from .builders import crd_doc
+from .builders import csv as csv_doc
 from .conftest import parse_stream
-
-
-def csv_doc(name: str, version: str, **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "operators.coreos.com/v1alpha1",
-        "kind": "ClusterServiceVersion",
-        "metadata": {"name": name},
-        "spec": {"version": version, **spec},
-    }
-
-
-def crd_doc(plural: str, group: str, kind: str, versions: list[str]) -> dict[str, Any]:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}"},
-        "spec": {
-            "group": group,
-            "names": {"kind": kind, "plural": plural},
-            "versions": [{"name": v} for v in versions],
-        },
-    }
 
 
 def deployment(*images: str) -> dict[str, Any]:

@@ -16,16 +16,8 @@ from olmcat.convert import annotations_yaml, pkgman_to_bundles
 from olmcat.errors import OutputError, ValidationError
 from olmcat.migrate import migrate_pkgman
 
+from .builders import csv as csv_doc
 from .conftest import parse_stream
-
-
-def csv_doc(name: str, version: str, **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "operators.coreos.com/v1alpha1",
-        "kind": "ClusterServiceVersion",
-        "metadata": {"name": name},
-        "spec": {"version": version, **spec},
-    }
 
 
 def write_package(

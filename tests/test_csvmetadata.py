@@ -28,6 +28,8 @@ from olmcat.property import (
     package,
 )
 
+from .conftest import parse_stream
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 EXPECTED = SHARED / "corpus" / "expected"
 
@@ -493,19 +495,6 @@ def corpus_catalogs(*names: str) -> list[Path]:
     if not files:
         pytest.skip(f"no catalog.json under {', '.join(names)} in {EXPECTED}")
     return files
-
-
-def parse_stream(text: str) -> list[dict[str, Any]]:
-    decoder = json.JSONDecoder()
-    blobs: list[dict[str, Any]] = []
-    index = 0
-    while True:
-        while index < len(text) and text[index].isspace():
-            index += 1
-        if index >= len(text):
-            return blobs
-        blob, index = decoder.raw_decode(text, index)
-        blobs.append(blob)
 
 
 def corpus_bundles(*names: str) -> list[dict[str, Any]]:
