@@ -62,10 +62,16 @@ from olmcat.model import (
     ChannelEntry,
     Deprecation,
     DeprecationEntry,
-    Icon,
     Package,
     PackageCatalog,
-    RelatedImage,
+)
+from olmcat.readers.fbc import (
+    BlobFields,
+    bundle_blob,
+    channel_blob,
+    deprecations_blob,
+    json_type,
+    package_blob,
 )
 from olmcat.semver import parse_skip_range, parse_version
 
@@ -631,7 +637,7 @@ class _FbcScan:
 
     def _blob(self, blob: Any, where: str) -> None:
         if not isinstance(blob, dict):
-            self._error("blob", f"a catalog blob must be an object, got {_json_type(blob)}", where)
+            self._error("blob", f"a catalog blob must be an object, got {json_type(blob)}", where)
             return
         schema = blob.get("schema")
         if not isinstance(schema, str) or not schema:
@@ -695,157 +701,6 @@ def _is_str(value: Any) -> bool:
     return value is None or isinstance(value, str)
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"
-
-
-class _Fields:
-    """Typed access to a blob's fields that records wrong types instead of raising."""
-
-    def __init__(self, report: Callable[[str, str], None], what: str) -> None:
-        self.report = report
-        self.what = what
-        self.ok = True
-
-    def bad(self, rule: str, message: str) -> None:
-        self.ok = False
-        self.report(rule, f"{self.what}: {message}")
-
-    def string(self, blob: dict[str, Any], key: str, at: str = "", required: bool = False) -> str:
-        value = blob.get(key)
-        label = f"{at}.{key}" if at else key
-        if value is None:
-            value = ""
-        if not isinstance(value, str):
-            self.bad("field-type", f"field {_q(label)} must be a string, got {_json_type(value)}")
-            return ""
-        if required and not value:
-            self.bad("required-field", f"field {_q(label)} is required")
-        return value
-
-    def items(self, blob: dict[str, Any], key: str, at: str = "") -> list[Any]:
-        value = blob.get(key)
-        label = f"{at}.{key}" if at else key
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.bad("field-type", f"field {_q(label)} must be a list, got {_json_type(value)}")
-            return []
-        return value
-
-    def obj(self, value: Any, label: str) -> dict[str, Any] | None:
-        if not isinstance(value, dict):
-            self.bad("field-type", f"{label} must be an object, got {_json_type(value)}")
-            return None
-        return value
-
-    def properties(self, blob: dict[str, Any]) -> tuple[prop.Property, ...]:
-        out = []
-        for index, item in enumerate(self.items(blob, "properties")):
-            at = f"properties[{index}]"
-            entry = self.obj(item, at)
-            if entry is None:
-                continue
-            type_ = self.string(entry, "type", at, required=True)
-            if entry.get("value") is None:
-                self.bad("required-field", f"{at} ({type_ or 'no type'}) has no value")
-                continue
-            out.append(prop.Property(type_, gojson.encode(entry["value"])))
-        return tuple(out)
-
-
-def _package_blob(blob: dict[str, Any], fields: _Fields) -> Package:
-    icon = None
-    raw_icon = blob.get("icon")
-    if raw_icon is not None and fields.obj(raw_icon, "field 'icon'") is not None:
-        icon = Icon(
-            fields.string(raw_icon, "base64data", "icon"),
-            fields.string(raw_icon, "mediatype", "icon"),
-        )
-    return Package(
-        name=fields.string(blob, "name", required=True),
-        default_channel=fields.string(blob, "defaultChannel"),
-        icon=icon,
-        description=fields.string(blob, "description"),
-        properties=fields.properties(blob),
-    )
-
-
-def _channel_blob(blob: dict[str, Any], fields: _Fields) -> Channel:
-    entries = []
-    for index, item in enumerate(fields.items(blob, "entries")):
-        at = f"entries[{index}]"
-        entry = fields.obj(item, at)
-        if entry is None:
-            continue
-        skips = fields.items(entry, "skips", at)
-        if not all(isinstance(s, str) for s in skips):
-            fields.bad("field-type", f"field {_q(at + '.skips')} must be a list of strings")
-            skips = [s for s in skips if isinstance(s, str)]
-        entries.append(
-            ChannelEntry(
-                name=fields.string(entry, "name", at, required=True),
-                replaces=fields.string(entry, "replaces", at),
-                skips=tuple(skips),
-                skip_range=fields.string(entry, "skipRange", at),
-            )
-        )
-    return Channel(
-        name=fields.string(blob, "name", required=True),
-        package=fields.string(blob, "package", required=True),
-        entries=tuple(entries),
-        properties=fields.properties(blob),
-    )
-
-
-def _bundle_blob(blob: dict[str, Any], fields: _Fields) -> Bundle:
-    related = []
-    for index, item in enumerate(fields.items(blob, "relatedImages")):
-        at = f"relatedImages[{index}]"
-        image = fields.obj(item, at)
-        if image is not None:
-            related.append(
-                RelatedImage(fields.string(image, "name", at), fields.string(image, "image", at))
-            )
-    return Bundle(
-        name=fields.string(blob, "name", required=True),
-        package=fields.string(blob, "package", required=True),
-        image=fields.string(blob, "image"),
-        properties=fields.properties(blob),
-        related_images=tuple(related),
-    )
-
-
-def _deprecations_blob(blob: dict[str, Any], fields: _Fields) -> Deprecation:
-    entries = []
-    for index, item in enumerate(fields.items(blob, "entries")):
-        at = f"entries[{index}]"
-        entry = fields.obj(item, at)
-        if entry is None:
-            continue
-        reference = fields.obj(entry.get("reference"), f"{at}.reference")
-        if reference is None:
-            continue
-        entries.append(
-            DeprecationEntry(
-                schema=fields.string(reference, "schema", f"{at}.reference", required=True),
-                name=fields.string(reference, "name", f"{at}.reference"),
-                message=fields.string(entry, "message", at),
-            )
-        )
-    return Deprecation(
-        package=fields.string(blob, "package", required=True), entries=tuple(entries)
-    )
-
-
 def _fbc_package(scan: _FbcScan, name: str, blobs: list[_Blob]) -> Iterator[Problem]:
     """Blob-level problems of one package, then the model rules over what could be read."""
     if not any(b.schema == SCHEMA_PACKAGE for b in blobs):
@@ -888,20 +743,20 @@ def _fbc_package(scan: _FbcScan, name: str, blobs: list[_Blob]) -> Iterator[Prob
             )
 
         label = f" {_q(blob.name)}" if blob.name and blob.schema != SCHEMA_PACKAGE else ""
-        fields = _Fields(report, f"{blob.schema}{label}")
+        fields = BlobFields(report, f"{blob.schema}{label}")
         data = scan.load(blob)
         if blob.schema == SCHEMA_PACKAGE:
-            package = _package_blob(data, fields)
+            package = package_blob(data, fields)
         elif blob.schema == SCHEMA_CHANNEL:
-            channel = _channel_blob(data, fields)
+            channel = channel_blob(data, fields)
             if fields.ok:
                 channels.append(channel)
         elif blob.schema == SCHEMA_BUNDLE:
-            bundle = _bundle_blob(data, fields)
+            bundle = bundle_blob(data, fields)
             if fields.ok:
                 bundles.append(bundle)
         else:
-            deprecation = _deprecations_blob(data, fields)
+            deprecation = deprecations_blob(data, fields)
             if fields.ok:
                 deprecations.append(deprecation)
         if not fields.ok:

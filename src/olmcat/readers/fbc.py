@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -140,6 +140,18 @@ def _documents(path: Path | None, fh: IO[str], where: str) -> Iterator[tuple[int
         raise InputError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
 
 
+def _raiser(where: str) -> Callable[[str, str], None]:
+    def report(rule: str, message: str) -> None:
+        raise InputError(f"{where}: {message}")
+
+    return report
+
+
+def _describe(entry: _Entry) -> str:
+    label = f" {_quote(entry.name)}" if entry.name and entry.schema != SCHEMA_PACKAGE else ""
+    return f"{entry.schema}{label}"
+
+
 class FbcCatalog:
     """A file-based catalog on disk (or stdin), read one package at a time."""
 
@@ -251,14 +263,15 @@ class FbcCatalog:
         others: list[Meta] = []
         for entry in entries:
             blob = self._load(entry)
+            fields = BlobFields(_raiser(entry.where), _describe(entry))
             if entry.schema == SCHEMA_PACKAGE:
-                package = _package(blob, entry.where)
+                package = package_blob(blob, fields)
             elif entry.schema == SCHEMA_CHANNEL:
-                channels.append(_channel(blob, entry.where))
+                channels.append(channel_blob(blob, fields))
             elif entry.schema == SCHEMA_BUNDLE:
-                bundles.append(_bundle(blob, entry.where))
+                bundles.append(bundle_blob(blob, fields))
             elif entry.schema == SCHEMA_DEPRECATIONS:
-                deprecations.append(_deprecation(blob, entry.where))
+                deprecations.append(deprecations_blob(blob, fields))
             else:
                 others.append(Meta(entry.schema, name, entry.name, gojson.encode(blob)))
         if package is None:
@@ -281,106 +294,162 @@ class FbcCatalog:
 # -- blob -> model --------------------------------------------------------------------------------
 
 
-def _str(blob: dict[str, Any], key: str, where: str, required: bool = False) -> str:
-    value = blob.get(key, "")
+def _quote(text: str) -> str:
+    """Quote a name for a message, keeping the message on one line."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
     if value is None:
-        value = ""
-    if not isinstance(value, str):
-        raise InputError(f"{where}: field {key!r} must be a string")
-    if required and not value:
-        raise InputError(f"{where}: field {key!r} is required")
-    return value
+        return "null"
+    return "a number"
 
 
-def _list(blob: dict[str, Any], key: str, where: str) -> list[Any]:
-    value = blob.get(key) or []
-    if not isinstance(value, list):
-        raise InputError(f"{where}: field {key!r} must be a list")
-    return value
+class BlobFields:
+    """Typed access to a blob's fields; every problem goes to ``report(rule, message)``.
+
+    The reader raises on the first report, ``olmcat validate`` collects them all: one conversion
+    from blobs to the model serves both."""
+
+    def __init__(self, report: Callable[[str, str], None], what: str) -> None:
+        self.report = report
+        self.what = what
+        self.ok = True
+
+    def bad(self, rule: str, message: str) -> None:
+        self.ok = False
+        self.report(rule, f"{self.what}: {message}")
+
+    def string(self, blob: dict[str, Any], key: str, at: str = "", required: bool = False) -> str:
+        value = blob.get(key)
+        label = f"{at}.{key}" if at else key
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            self.bad(
+                "field-type", f"field {_quote(label)} must be a string, got {json_type(value)}"
+            )
+            return ""
+        if required and not value:
+            self.bad("required-field", f"field {_quote(label)} is required")
+        return value
+
+    def items(self, blob: dict[str, Any], key: str, at: str = "") -> list[Any]:
+        value = blob.get(key)
+        label = f"{at}.{key}" if at else key
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.bad("field-type", f"field {_quote(label)} must be a list, got {json_type(value)}")
+            return []
+        return value
+
+    def obj(self, value: Any, label: str) -> dict[str, Any] | None:
+        if not isinstance(value, dict):
+            self.bad("field-type", f"{label} must be an object, got {json_type(value)}")
+            return None
+        return value
+
+    def properties(self, blob: dict[str, Any]) -> tuple[Property, ...]:
+        out = []
+        for index, item in enumerate(self.items(blob, "properties")):
+            at = f"properties[{index}]"
+            entry = self.obj(item, at)
+            if entry is None:
+                continue
+            type_ = self.string(entry, "type", at, required=True)
+            if entry.get("value") is None:
+                self.bad("required-field", f"{at} ({type_ or 'no type'}) has no value")
+                continue
+            out.append(Property(type_, gojson.encode(entry["value"])))
+        return tuple(out)
 
 
-def _properties(blob: dict[str, Any], where: str) -> tuple[Property, ...]:
-    out = []
-    for index, item in enumerate(_list(blob, "properties", where)):
-        at = f"{where} properties[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{at}: a property must be an object")
-        type_ = _str(item, "type", at, required=True)
-        if "value" not in item or item["value"] is None:
-            raise InputError(f"{at}: property {type_} has no value")
-        out.append(Property(type_, gojson.encode(item["value"])))
-    return tuple(out)
-
-
-def _package(blob: dict[str, Any], where: str) -> Package:
+def package_blob(blob: dict[str, Any], fields: BlobFields) -> Package:
     icon = None
     raw_icon = blob.get("icon")
-    if raw_icon is not None:
-        if not isinstance(raw_icon, dict):
-            raise InputError(f"{where}: field 'icon' must be an object")
-        icon = Icon(_str(raw_icon, "base64data", where), _str(raw_icon, "mediatype", where))
+    if raw_icon is not None and fields.obj(raw_icon, "field 'icon'") is not None:
+        icon = Icon(
+            fields.string(raw_icon, "base64data", "icon"),
+            fields.string(raw_icon, "mediatype", "icon"),
+        )
     return Package(
-        name=_str(blob, "name", where, required=True),
-        default_channel=_str(blob, "defaultChannel", where),
+        name=fields.string(blob, "name", required=True),
+        default_channel=fields.string(blob, "defaultChannel"),
         icon=icon,
-        description=_str(blob, "description", where),
-        properties=_properties(blob, where),
+        description=fields.string(blob, "description"),
+        properties=fields.properties(blob),
     )
 
 
-def _channel(blob: dict[str, Any], where: str) -> Channel:
+def channel_blob(blob: dict[str, Any], fields: BlobFields) -> Channel:
     entries = []
-    for index, item in enumerate(_list(blob, "entries", where)):
-        at = f"{where} entries[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{at}: a channel entry must be an object")
-        skips = _list(item, "skips", at)
+    for index, item in enumerate(fields.items(blob, "entries")):
+        at = f"entries[{index}]"
+        entry = fields.obj(item, at)
+        if entry is None:
+            continue
+        skips = fields.items(entry, "skips", at)
         if not all(isinstance(s, str) for s in skips):
-            raise InputError(f"{at}: 'skips' must be a list of strings")
+            fields.bad("field-type", f"field {_quote(at + '.skips')} must be a list of strings")
+            skips = [s for s in skips if isinstance(s, str)]
         entries.append(
             ChannelEntry(
-                name=_str(item, "name", at, required=True),
-                replaces=_str(item, "replaces", at),
+                name=fields.string(entry, "name", at, required=True),
+                replaces=fields.string(entry, "replaces", at),
                 skips=tuple(skips),
-                skip_range=_str(item, "skipRange", at),
+                skip_range=fields.string(entry, "skipRange", at),
             )
         )
     return Channel(
-        name=_str(blob, "name", where, required=True),
-        package=_str(blob, "package", where, required=True),
+        name=fields.string(blob, "name", required=True),
+        package=fields.string(blob, "package", required=True),
         entries=tuple(entries),
-        properties=_properties(blob, where),
+        properties=fields.properties(blob),
     )
 
 
-def _bundle(blob: dict[str, Any], where: str) -> Bundle:
+def bundle_blob(blob: dict[str, Any], fields: BlobFields) -> Bundle:
     related = []
-    for index, item in enumerate(_list(blob, "relatedImages", where)):
-        at = f"{where} relatedImages[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{at}: a related image must be an object")
-        related.append(RelatedImage(_str(item, "name", at), _str(item, "image", at)))
+    for index, item in enumerate(fields.items(blob, "relatedImages")):
+        at = f"relatedImages[{index}]"
+        image = fields.obj(item, at)
+        if image is not None:
+            related.append(
+                RelatedImage(fields.string(image, "name", at), fields.string(image, "image", at))
+            )
     return Bundle(
-        name=_str(blob, "name", where, required=True),
-        package=_str(blob, "package", where, required=True),
-        image=_str(blob, "image", where),
-        properties=_properties(blob, where),
+        name=fields.string(blob, "name", required=True),
+        package=fields.string(blob, "package", required=True),
+        image=fields.string(blob, "image"),
+        properties=fields.properties(blob),
         related_images=tuple(related),
     )
 
 
-def _deprecation(blob: dict[str, Any], where: str) -> Deprecation:
+def deprecations_blob(blob: dict[str, Any], fields: BlobFields) -> Deprecation:
     entries = []
-    for index, item in enumerate(_list(blob, "entries", where)):
-        at = f"{where} entries[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("reference"), dict):
-            raise InputError(f"{at}: a deprecation entry needs a 'reference' object")
-        reference = item["reference"]
+    for index, item in enumerate(fields.items(blob, "entries")):
+        at = f"entries[{index}]"
+        entry = fields.obj(item, at)
+        if entry is None:
+            continue
+        reference = fields.obj(entry.get("reference"), f"{at}.reference")
+        if reference is None:
+            continue
         entries.append(
             DeprecationEntry(
-                schema=_str(reference, "schema", at, required=True),
-                name=_str(reference, "name", at),
-                message=_str(item, "message", at),
+                schema=fields.string(reference, "schema", f"{at}.reference", required=True),
+                name=fields.string(reference, "name", f"{at}.reference"),
+                message=fields.string(entry, "message", at),
             )
         )
-    return Deprecation(package=_str(blob, "package", where, required=True), entries=tuple(entries))
+    return Deprecation(
+        package=fields.string(blob, "package", required=True), entries=tuple(entries)
+    )
