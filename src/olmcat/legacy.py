@@ -13,6 +13,7 @@ migrates to what ``initializer`` + ``opm migrate`` produce.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -23,7 +24,7 @@ from olmcat import manifests
 from olmcat import property as prop
 from olmcat.errors import InputError
 from olmcat.gosort import sort_slice
-from olmcat.model import Bundle, ChannelEntry, RelatedImage
+from olmcat.model import Bundle, ChannelEntry, Icon, RelatedImage
 from olmcat.property import Property
 
 
@@ -240,3 +241,19 @@ def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
         properties=prop.opm_order(out),
         related_images=tuple(related),
     )
+
+
+def package_icon(
+    icon: tuple[str, str] | None, warn: Callable[[str], None], what: str
+) -> Icon | None:
+    """The package icon from a CSV's first icon, decoded as opm decodes it (see
+    ``manifests.decode_icon``) and re-encoded; undecodable data is left out with a warning that
+    starts with ``what``."""
+    if icon is None:
+        return None
+    data, mediatype = icon
+    decoded = manifests.decode_icon(data)
+    if decoded is None:
+        warn(f"{what} is not valid base64; left out")
+        return None
+    return Icon(base64.b64encode(decoded).decode(), mediatype)

@@ -30,7 +30,6 @@ built with ``--mode semver`` can be read that way instead (:func:`semver_mode_ch
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
@@ -49,7 +48,6 @@ from olmcat.model import (
     Bundle,
     Channel,
     ChannelEntry,
-    Icon,
     Package,
     PackageCatalog,
     RelatedImage,
@@ -1070,19 +1068,12 @@ def read_package(
     head = rendered[heads[default]]
     return PackageCatalog(
         package=Package(
-            name=name, default_channel=default, icon=_decoded_icon(head.icon, head.node, warn)
+            name=name,
+            default_channel=default,
+            icon=legacy.package_icon(
+                head.icon, warn, f"{head.node.path}: icon of CSV {head.node.name!r}"
+            ),
         ),
         channels=channels,
         bundles=tuple(rendered[b].bundle for b in sorted(in_channels)),
     )
-
-
-def _decoded_icon(icon: tuple[str, str] | None, node: GraphNode, warn: Warn) -> Icon | None:
-    if icon is None:
-        return None
-    data, mediatype = icon
-    decoded = manifests.decode_icon(data)
-    if decoded is None:
-        warn(f"{node.path}: icon of CSV {node.name!r} is not valid base64; left out")
-        return None
-    return Icon(base64.b64encode(decoded).decode(), mediatype)

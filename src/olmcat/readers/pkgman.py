@@ -19,7 +19,6 @@ skipped with a warning (``initializer --permissive``).
 
 from __future__ import annotations
 
-import base64
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from olmcat import legacy, manifests
 from olmcat import property as prop
 from olmcat.errors import InputError, ValidationError
 from olmcat.gojson import marshal_object
-from olmcat.model import Bundle, Channel, Icon, Package, PackageCatalog
+from olmcat.model import Bundle, Channel, Package, PackageCatalog
 from olmcat.parallel import map_in_order, worker_count
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.yamlio import load_all
@@ -362,7 +361,9 @@ class _PackageReader:
             )
 
         head = dict(package.channels)[default]
-        icon = _icon(by_name[head].csv, self._warn, str(by_name[head].csv_file))
+        icon = legacy.package_icon(
+            manifests.csv_icon(by_name[head].csv), self._warn, f"{by_name[head].csv_file}: icon"
+        )
         return PackageCatalog(
             package=Package(name=package.name, default_channel=default, icon=icon),
             channels=channels,
@@ -404,15 +405,3 @@ def _default_channel(package: PackageFile) -> str | None:
     if len(set(names)) == 1:
         return names[0]
     return None
-
-
-def _icon(csv: dict[str, Any], warn: Warn, where: str) -> Icon | None:
-    icon = manifests.csv_icon(csv)
-    if icon is None:
-        return None
-    data, mediatype = icon
-    decoded = manifests.decode_icon(data)
-    if decoded is None:
-        warn(f"{where}: icon is not valid base64; left out")
-        return None
-    return Icon(base64.b64encode(decoded).decode(), mediatype)

@@ -23,7 +23,6 @@ properties in stored order; related images are the CSV's ``spec.relatedImages`` 
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import sqlite3
@@ -42,7 +41,6 @@ from olmcat.legacy import EntryRow
 from olmcat.model import (
     Bundle,
     Channel,
-    Icon,
     Package,
     PackageCatalog,
 )
@@ -417,7 +415,11 @@ class SqliteCatalog:
         icon = None
         head = heads.get(default_channel)
         if head and head in bundles:
-            icon = self._icon(bundles[head], where)
+            icon = legacy.package_icon(
+                manifests.csv_icon(bundles[head].csv),
+                self._warn,
+                f"{where}: icon of bundle {bundles[head].name!r}",
+            )
         if default_channel not in {c.name for c in channels}:
             self._warn(f"{where}: default channel {default_channel!r} has no bundles")
         return PackageCatalog(
@@ -540,14 +542,3 @@ class SqliteCatalog:
                 Channel(name=channel, package=package_name, entries=tuple(model_entries))
             )
         return channels
-
-    def _icon(self, head: _BundleRow, where: str) -> Icon | None:
-        icon = manifests.csv_icon(head.csv)
-        if icon is None:
-            return None
-        data, mediatype = icon
-        decoded = manifests.decode_icon(data)
-        if decoded is None:
-            self._warn(f"{where}: icon of bundle {head.name!r} is not valid base64; left out")
-            return None
-        return Icon(base64.b64encode(decoded).decode(), mediatype)
