@@ -177,14 +177,12 @@ def _json_object(raw: str, what: str) -> dict[str, Any]:
     return value
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _gvk(raw: str, what: str) -> prop.GVK:
     value = _json_object(raw, f"{what} GVK")
     return prop.GVK(
-        _text(value.get("group")), _text(value.get("kind")), _text(value.get("version"))
+        manifests.as_str(value.get("group")),
+        manifests.as_str(value.get("kind")),
+        manifests.as_str(value.get("version")),
     )
 
 
@@ -213,7 +211,10 @@ def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
         elif type_ == prop.TYPE_PACKAGE:
             value = _json_object(raw, f"{where} dependency {type_}")
             out.append(
-                prop.package_required(_text(value.get("packageName")), _text(value.get("version")))
+                prop.package_required(
+                    manifests.as_str(value.get("packageName")),
+                    manifests.as_str(value.get("version")),
+                )
             )
     if not has_package:
         out.append(prop.package(bundle.package, bundle.version))

@@ -18,68 +18,69 @@ CSV_KIND = "ClusterServiceVersion"
 CRD_KIND = "CustomResourceDefinition"
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else empty: manifests are read as Go reads loose JSON."""
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _str(value: Any) -> str:
+def as_str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
 def kind(obj: Manifest) -> str:
-    return _str(obj.get("kind"))
+    return as_str(obj.get("kind"))
 
 
 def name(obj: Manifest) -> str:
-    return _str(_dict(obj.get("metadata")).get("name"))
+    return as_str(as_dict(obj.get("metadata")).get("name"))
 
 
 def spec(obj: Manifest | None) -> dict[str, Any]:
-    return _dict((obj or {}).get("spec"))
+    return as_dict((obj or {}).get("spec"))
 
 
 def metadata_annotations(obj: Manifest | None) -> dict[str, Any]:
-    return _dict(_dict((obj or {}).get("metadata")).get("annotations"))
+    return as_dict(as_dict((obj or {}).get("metadata")).get("annotations"))
 
 
 def csv_version(csv: Manifest | None) -> str:
-    return _str(spec(csv).get("version"))
+    return as_str(spec(csv).get("version"))
 
 
 def csv_replaces(csv: Manifest | None) -> str:
-    return _str(spec(csv).get("replaces"))
+    return as_str(spec(csv).get("replaces"))
 
 
 def csv_skips(csv: Manifest | None) -> list[str]:
-    return [s for s in _list(spec(csv).get("skips")) if isinstance(s, str)]
+    return [s for s in as_list(spec(csv).get("skips")) if isinstance(s, str)]
 
 
 def csv_skip_range(csv: Manifest | None) -> str:
-    return _str(metadata_annotations(csv).get("olm.skipRange"))
+    return as_str(metadata_annotations(csv).get("olm.skipRange"))
 
 
 def csv_related_images(csv: Manifest | None) -> list[tuple[str, str]]:
     """``spec.relatedImages`` as (name, image); missing fields are empty, as Go decodes them."""
     return [
-        (_str(entry.get("name")), _str(entry.get("image")))
-        for entry in _list(spec(csv).get("relatedImages"))
+        (as_str(entry.get("name")), as_str(entry.get("image")))
+        for entry in as_list(spec(csv).get("relatedImages"))
         if isinstance(entry, dict)
     ]
 
 
 def csv_operator_images(csv: Manifest | None) -> list[str]:
     """Images of every container and init container of the CSV's install deployments."""
-    install_spec = _dict(_dict(spec(csv).get("install")).get("spec"))
+    install_spec = as_dict(as_dict(spec(csv).get("install")).get("spec"))
     images: list[str] = []
-    for deployment in _list(install_spec.get("deployments")):
-        pod = spec(_dict(spec(_dict(deployment)).get("template")))
+    for deployment in as_list(install_spec.get("deployments")):
+        pod = spec(as_dict(spec(as_dict(deployment)).get("template")))
         for key in ("initContainers", "containers"):
-            for container in _list(pod.get(key)):
-                image = _str(_dict(container).get("image"))
+            for container in as_list(pod.get(key)):
+                image = as_str(as_dict(container).get("image"))
                 if image:
                     images.append(image)
     return images
@@ -87,10 +88,10 @@ def csv_operator_images(csv: Manifest | None) -> list[str]:
 
 def csv_icon(csv: Manifest | None) -> tuple[str, str] | None:
     """The first icon as (base64data, mediatype), or None."""
-    icons = _list(spec(csv).get("icon"))
+    icons = as_list(spec(csv).get("icon"))
     if not icons or not isinstance(icons[0], dict):
         return None
-    return _str(icons[0].get("base64data")), _str(icons[0].get("mediatype"))
+    return as_str(icons[0].get("base64data")), as_str(icons[0].get("mediatype"))
 
 
 def decode_icon(data: str) -> bytes | None:
@@ -109,7 +110,7 @@ def crd_groups(objects: list[Manifest]) -> dict[str, str]:
     """CRD name -> API group of every CRD among ``objects``."""
     groups: dict[str, str] = {}
     for obj in objects:
-        group = _str(spec(obj).get("group"))
+        group = as_str(spec(obj).get("group"))
         if kind(obj) == CRD_KIND and name(obj) and group:
             groups[name(obj)] = group
     return groups
@@ -122,29 +123,33 @@ def provided_apis(objects: list[Manifest], csv: Manifest | None) -> set[GVK]:
         if kind(obj) != CRD_KIND:
             continue
         crd_spec = spec(obj)
-        group = _str(crd_spec.get("group"))
-        crd_kind = _str(_dict(crd_spec.get("names")).get("kind"))
-        for version in _list(crd_spec.get("versions")):
-            provided.add(GVK(group, crd_kind, _str(_dict(version).get("name"))))
-        if _str(crd_spec.get("version")):
-            provided.add(GVK(group, crd_kind, _str(crd_spec.get("version"))))
-    for api in _list(_dict(spec(csv).get("apiservicedefinitions")).get("owned")):
-        api = _dict(api)
-        provided.add(GVK(_str(api.get("group")), _str(api.get("kind")), _str(api.get("version"))))
+        group = as_str(crd_spec.get("group"))
+        crd_kind = as_str(as_dict(crd_spec.get("names")).get("kind"))
+        for version in as_list(crd_spec.get("versions")):
+            provided.add(GVK(group, crd_kind, as_str(as_dict(version).get("name"))))
+        if as_str(crd_spec.get("version")):
+            provided.add(GVK(group, crd_kind, as_str(crd_spec.get("version"))))
+    for api in as_list(as_dict(spec(csv).get("apiservicedefinitions")).get("owned")):
+        api = as_dict(api)
+        provided.add(
+            GVK(as_str(api.get("group")), as_str(api.get("kind")), as_str(api.get("version")))
+        )
     return provided
 
 
 def required_apis(csv: Manifest | None) -> set[GVK]:
     """The CSV's required CRDs (group taken from ``<plural>.<group>``) and API services."""
     required: set[GVK] = set()
-    for crd in _list(_dict(spec(csv).get("customresourcedefinitions")).get("required")):
-        crd = _dict(crd)
-        _, _, group = _str(crd.get("name")).partition(".")
+    for crd in as_list(as_dict(spec(csv).get("customresourcedefinitions")).get("required")):
+        crd = as_dict(crd)
+        _, _, group = as_str(crd.get("name")).partition(".")
         if group:
-            required.add(GVK(group, _str(crd.get("kind")), _str(crd.get("version"))))
-    for api in _list(_dict(spec(csv).get("apiservicedefinitions")).get("required")):
-        api = _dict(api)
-        required.add(GVK(_str(api.get("group")), _str(api.get("kind")), _str(api.get("version"))))
+            required.add(GVK(group, as_str(crd.get("kind")), as_str(crd.get("version"))))
+    for api in as_list(as_dict(spec(csv).get("apiservicedefinitions")).get("required")):
+        api = as_dict(api)
+        required.add(
+            GVK(as_str(api.get("group")), as_str(api.get("kind")), as_str(api.get("version")))
+        )
     return required
 
 
@@ -158,20 +163,20 @@ def owned_crds_missing(objects: list[Manifest], csv: Manifest | None) -> list[st
         if kind(obj) != CRD_KIND:
             continue
         crd_spec = spec(obj)
-        names = _dict(crd_spec.get("names"))
+        names = as_dict(crd_spec.get("names"))
         group, crd_kind, plural = (
-            _str(crd_spec.get("group")),
-            _str(names.get("kind")),
-            _str(names.get("plural")),
+            as_str(crd_spec.get("group")),
+            as_str(names.get("kind")),
+            as_str(names.get("plural")),
         )
-        versions = [_str(_dict(v).get("name")) for v in _list(crd_spec.get("versions"))]
-        versions.append(_str(crd_spec.get("version")))
+        versions = [as_str(as_dict(v).get("name")) for v in as_list(crd_spec.get("versions"))]
+        versions.append(as_str(crd_spec.get("version")))
         provided |= {(group, v, crd_kind, plural) for v in versions if v}
     missing = []
-    for crd in _list(_dict(spec(csv).get("customresourcedefinitions")).get("owned")):
-        crd = _dict(crd)
-        plural, _, group = _str(crd.get("name")).partition(".")
-        if (group, _str(crd.get("version")), _str(crd.get("kind")), plural) not in provided:
+    for crd in as_list(as_dict(spec(csv).get("customresourcedefinitions")).get("owned")):
+        crd = as_dict(crd)
+        plural, _, group = as_str(crd.get("name")).partition(".")
+        if (group, as_str(crd.get("version")), as_str(crd.get("kind")), plural) not in provided:
             missing.append(f"{crd.get('name')} {crd.get('version')}/{crd.get('kind')}")
     return missing
 

@@ -44,6 +44,7 @@ from olmcat import property as prop
 from olmcat.errors import InputError, ValidationError
 from olmcat.gojson import compact, marshal_object
 from olmcat.gosort import sort_slice
+from olmcat.manifests import as_dict, as_list, as_str
 from olmcat.model import (
     Bundle,
     Channel,
@@ -84,18 +85,6 @@ _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
 
 def _quiet(message: str) -> None:
     """The default warning sink."""
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def is_bundle_dir(path: Path) -> bool:
@@ -417,9 +406,9 @@ def load_bundle_dir(path: Path, *, warn: Warn | None = None) -> BundleDir:
         raise ValidationError(
             f"{path}: the CSV owns CRDs that are not in {MANIFESTS_DIR}/: " + ", ".join(missing)
         )
-    crds = _dict(manifests.spec(csv).get("customresourcedefinitions"))
-    for crd in _list(crds.get("owned")) + _list(crds.get("required")):
-        crd_name = _str(_dict(crd).get("name"))
+    crds = as_dict(manifests.spec(csv).get("customresourcedefinitions"))
+    for crd in as_list(crds.get("owned")) + as_list(crds.get("required")):
+        crd_name = as_str(as_dict(crd).get("name"))
         if "." not in crd_name:
             raise ValidationError(
                 f"{csv_file}: CRD name {crd_name!r} in spec.customresourcedefinitions is not "
@@ -483,29 +472,29 @@ def _crd_apis(objects: tuple[Manifest, ...]) -> set[prop.GVK]:
     for obj in objects:
         if manifests.kind(obj) != manifests.CRD_KIND:
             continue
-        api_version = _str(obj.get("apiVersion")).rpartition("/")[2]
+        api_version = as_str(obj.get("apiVersion")).rpartition("/")[2]
         if api_version not in ("v1", "v1beta1"):
             continue
         spec = manifests.spec(obj)
-        group, kind = _str(spec.get("group")), _str(_dict(spec.get("names")).get("kind"))
-        for version in _list(spec.get("versions")):
-            provided.add(prop.GVK(group, kind, _str(_dict(version).get("name"))))
-        if api_version == "v1beta1" and _str(spec.get("version")):
-            provided.add(prop.GVK(group, kind, _str(spec.get("version"))))
+        group, kind = as_str(spec.get("group")), as_str(as_dict(spec.get("names")).get("kind"))
+        for version in as_list(spec.get("versions")):
+            provided.add(prop.GVK(group, kind, as_str(as_dict(version).get("name"))))
+        if api_version == "v1beta1" and as_str(spec.get("version")):
+            provided.add(prop.GVK(group, kind, as_str(spec.get("version"))))
     return provided
 
 
 def _operator_images(csv: Manifest) -> list[str]:
     """Images of the install deployments as ``GetOperatorImages`` reads them: only for the
     ``deployment`` strategy, containers then init containers, empty images included."""
-    install = _dict(manifests.spec(csv).get("install"))
+    install = as_dict(manifests.spec(csv).get("install"))
     if install.get("strategy") != "deployment":
         return []
     images: list[str] = []
-    for deployment in _list(_dict(install.get("spec")).get("deployments")):
-        pod = manifests.spec(_dict(manifests.spec(_dict(deployment)).get("template")))
+    for deployment in as_list(as_dict(install.get("spec")).get("deployments")):
+        pod = manifests.spec(as_dict(manifests.spec(as_dict(deployment)).get("template")))
         for key in ("containers", "initContainers"):
-            images += [_str(_dict(c).get("image")) for c in _list(pod.get(key))]
+            images += [as_str(as_dict(c).get("image")) for c in as_list(pod.get(key))]
     return images
 
 
