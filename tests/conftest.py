@@ -1,48 +1,12 @@
-"""Shared test helpers: the corpus location and FBC stream parsing."""
+"""Session-wide fixtures and markers. Helpers live in tests/support (never import a test module)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpus"
-FIXTURES = ROOT / "fixtures"
-
-
-def corpus_path(*parts: str) -> Path:
-    """A path inside ../shared/corpus; skips the test when the corpus is not there."""
-    if not CORPUS.is_dir():
-        pytest.skip(f"{CORPUS} is absent: conformance data lives in ../shared (read-only corpus)")
-    path = CORPUS.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is missing from the corpus")
-    return path
-
-
-def parse_stream(text: str) -> list[dict[str, Any]]:
-    """Concatenated JSON documents -> list of objects (independent of olmcat's own readers)."""
-    decoder = json.JSONDecoder()
-    blobs: list[dict[str, Any]] = []
-    index = 0
-    while True:
-        while index < len(text) and text[index].isspace():
-            index += 1
-        if index >= len(text):
-            return blobs
-        blob, index = decoder.raw_decode(text, index)
-        blobs.append(blob)
-
-
-def catalog_blobs(directory: Path) -> Iterator[dict[str, Any]]:
-    """Every blob of an FBC directory written as <pkg>/catalog.json."""
-    for path in sorted(directory.glob("*/catalog.json")):
-        yield from parse_stream(path.read_text())
+from tests.support.paths import CORPUS
 
 
 @pytest.fixture
@@ -50,3 +14,16 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"{CORPUS} is absent: conformance data lives in ../shared (read-only corpus)")
     return CORPUS
+
+
+_MARK_BY_DIRECTORY = {"conformance": "conformance", "differential": "differential"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests under tests/conformance and tests/differential carry their marker, so
+    ``pytest -m conformance`` or ``-m "not differential"`` selects them without decorating each."""
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        for directory, marker in _MARK_BY_DIRECTORY.items():
+            if directory in parts:
+                item.add_marker(getattr(pytest.mark, marker))

@@ -30,7 +30,7 @@ def pkgman_to_bundles_command(ctx: click.Context, directory: Path, out: Path, qu
     out with a warning.
     OUT must not exist or be empty; it appears only when the conversion is complete.
     """
-    from olmcat.convert import pkgman_to_bundles
+    from olmcat.writers.bundles import pkgman_to_bundles
 
     result = run(ctx, lambda: pkgman_to_bundles(directory, out, warn=warn))
     if not quiet:

@@ -19,7 +19,7 @@ from olmcat.commands._common import CommandError, Settings, warn
 from olmcat.errors import InputError, OlmcatError
 
 if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
-    from olmcat.diff import CatalogDiff
+    from olmcat.diff.compare import CatalogDiff
 
 FAIL_ON = ("any", "stranded")
 COLOR = ("auto", "always", "never")
@@ -106,7 +106,7 @@ def diff(
     settings = ctx.find_object(Settings) or Settings()
     try:
         result = _compare(old, new, set(packages) or None, emit_delta)
-        from olmcat.diff_render import render
+        from olmcat.diff.render import render
 
         title = f"Catalog diff: `{old}` → `{new}`"
         text = render(result, output, color=_use_color(color), summary=summary, title=title)
@@ -138,10 +138,10 @@ def _unexpected(error: Exception) -> str:
 def _compare(
     old_ref: str, new_ref: str, wanted: set[str] | None, emit_delta: Path | None
 ) -> CatalogDiff:
-    from olmcat.catalog import Catalog, open_catalog
-    from olmcat.delta import delta_package
-    from olmcat.diff import CatalogDiff, PackageDiff, diff_package, paired
+    from olmcat.diff.compare import CatalogDiff, PackageDiff, diff_package, paired
+    from olmcat.diff.delta import delta_package
     from olmcat.model import CatalogStats, PackageCatalog, counted
+    from olmcat.readers.catalog import Catalog, open_catalog
 
     if old_ref == "-" and new_ref == "-":
         raise InputError("OLD and NEW cannot both be '-' (stdin)")

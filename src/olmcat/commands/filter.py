@@ -67,7 +67,12 @@ def filter_command(
     empty channels and packages are left out. OUT must be absent or empty and appears only when
     complete.
     """
-    from olmcat.filter import FilterSpec, PackageSelector, filter_catalog, parse_version_bound
+    from olmcat.mirror.filter import (
+        FilterSpec,
+        PackageSelector,
+        filter_catalog,
+        parse_version_bound,
+    )
 
     def action() -> None:
         spec = FilterSpec(

@@ -43,16 +43,16 @@ def render_graph(
     default channel and edge targets missing from the channel (dashed). CATALOG is any form
     olmcat reads: FBC, SQLite database, package-manifest directory or index image archive.
     """
-    from olmcat.catalog import open_catalog
     from olmcat.errors import InputError
-    from olmcat.graph import render
+    from olmcat.query.graph import render
+    from olmcat.readers.catalog import open_catalog
 
     def write() -> None:
         with open_catalog(catalog, warn=warn, permissive=True, platform=platform) as opened:
             names = opened.package_names()
             if package is not None and package not in names:
                 raise InputError(f"{catalog}: no package {package!r} in the catalog")
-            from olmcat.query import iter_packages
+            from olmcat.query.answers import iter_packages
 
             packages = iter_packages(opened, {package} if package is not None else None)
             for chunk in render(

@@ -7,7 +7,7 @@ import sys
 import click
 
 from olmcat.commands._common import run, warn
-from olmcat.images import FORMATS
+from olmcat.mirror.images import FORMATS
 
 
 @click.command("images")
@@ -41,8 +41,13 @@ def images(
     and the related-image name. Rows are de-duplicated and come package by package (sorted by
     bundle, image, name within one), so two runs print the same bytes.
     """
-    from olmcat.catalog import open_catalog
-    from olmcat.images import catalog_images, unique_images, write_images, write_unique_images
+    from olmcat.mirror.images import (
+        catalog_images,
+        unique_images,
+        write_images,
+        write_unique_images,
+    )
+    from olmcat.readers.catalog import open_catalog
 
     def action() -> None:
         with open_catalog(catalog, warn=warn, platform=platform) as opened:

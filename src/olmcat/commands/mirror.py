@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from olmcat.commands._common import quiet_option, run, warn
-from olmcat.mirror import MAX_POLICY_SIZE
+from olmcat.mirror.naming import MAX_POLICY_SIZE
 
 
 @click.group()
@@ -89,7 +89,7 @@ def plan_command(
     Names follow oc's rules; every file is sorted, so repeated runs give identical bytes. Policy
     files without entries are not written; for file:// only mapping.txt is.
     """
-    from olmcat.mirror_plan import PlanOptions, plan_catalog
+    from olmcat.mirror.plan import PlanOptions, plan_catalog
 
     if max_components == 1:
         raise click.BadParameter(

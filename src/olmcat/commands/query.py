@@ -61,7 +61,7 @@ def _answer(
     format_: str,
     rows: Callable[[Any], Sequence[dict[str, Any]]] = lambda answer: answer,
 ) -> None:
-    from olmcat.catalog import open_catalog
+    from olmcat.readers.catalog import open_catalog
 
     obj = ctx.find_object(_Query)
     assert obj is not None
@@ -102,7 +102,7 @@ def query(ctx: click.Context, catalog: str, platform: str | None) -> None:
 @click.pass_context
 def packages_command(ctx: click.Context, format_: str) -> None:
     """Every package with its default channel and channels (gRPC ListPackages)."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(ctx, q.packages, format_)
 
@@ -113,7 +113,7 @@ def packages_command(ctx: click.Context, format_: str) -> None:
 @click.pass_context
 def channels_command(ctx: click.Context, package: str, format_: str) -> None:
     """The channels of a package: head, default, entries by version."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(ctx, lambda c: q.channels(c, package), format_)
 
@@ -125,7 +125,7 @@ def channels_command(ctx: click.Context, package: str, format_: str) -> None:
 @click.pass_context
 def bundles_command(ctx: click.Context, package: str, channel: str | None, format_: str) -> None:
     """The bundles of a package (or of one channel), by version."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(ctx, lambda c: q.bundles(c, package, channel), format_)
 
@@ -137,7 +137,7 @@ def bundles_command(ctx: click.Context, package: str, channel: str | None, forma
 @click.pass_context
 def bundle_command(ctx: click.Context, name: str, package: str | None, format_: str) -> None:
     """One bundle: version, image, channel entries, properties, manifests, related images."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     def rows(answer: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"field": key, "value": value} for key, value in answer.items()]
@@ -152,7 +152,7 @@ def bundle_command(ctx: click.Context, name: str, package: str | None, format_: 
 @click.pass_context
 def head_command(ctx: click.Context, package: str, channel: str | None, format_: str) -> None:
     """The head of a channel (gRPC GetBundleForChannel)."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(ctx, lambda c: q.head(c, package, channel), format_, lambda answer: [answer])
 
@@ -167,7 +167,7 @@ def replaces_command(
     ctx: click.Context, bundle: str, package: str | None, channel: str | None, format_: str
 ) -> None:
     """Entries that replace or skip BUNDLE, per channel (gRPC GetBundleThatReplaces)."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(ctx, lambda c: q.replaced_by(c, bundle, package, channel), format_)
 
@@ -189,7 +189,7 @@ def upgrades_command(
 ) -> None:
     """The updates OLM applies one at a time from an installed version to the channel head,
     through replaces, skips and skipRange."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(
         ctx,
@@ -218,7 +218,7 @@ def resolve_command(
     format_: str,
 ) -> None:
     """The bundle OLM 1.0 would install for this package, channel and version range."""
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(
         ctx,
@@ -240,7 +240,7 @@ def install_modes_command(
 
     With --all-namespaces --no-webhooks: the packages OLM 1.0 can install.
     """
-    from olmcat import query as q
+    from olmcat.query import answers as q
 
     _answer(
         ctx,

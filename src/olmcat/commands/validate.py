@@ -36,8 +36,8 @@ def validate(
     an index image archive. Exit status: 0 valid, 1 invalid (errors, or warnings with --strict)
     or unreadable.
     """
-    from olmcat.validate import Problem, Summary
-    from olmcat.validate import validate as run_validation
+    from olmcat.validate.checks import Problem, Summary
+    from olmcat.validate.checks import validate as run_validation
 
     summary = Summary()
     started = time.monotonic()

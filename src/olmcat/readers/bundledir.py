@@ -20,12 +20,12 @@ A tree of bundle directories becomes packages (by the package annotation). Their
 what ``opm registry add --mode replaces`` built when a package's bundles were added in one call
 (``loadManifestsReplaces``): the head of each channel is the highest version among the bundles
 naming it, the default channel comes from the annotations of the highest version bundle that names
-one (a lone channel is the default), and the legacy loader lays out each channel from its head
-along ``replaces`` and ``spec.skips`` (:mod:`olmcat.legacy`). Bundles no head reaches are left
-out, as opm's migration leaves them out. (One call per package, not per bundle: added one at a
-time, cockroachdb's 2.x bundles would each be refused, their default channel ``stable-3.x`` being
-none of their channels, yet the corpus index has them in ``stable``.) Packages whose index was
-built with ``--mode semver`` can be read that way instead (:func:`semver_mode_channels`).
+one (a lone channel is the default), and the legacy loader lays out each channel from its head along
+``replaces`` and ``spec.skips`` (:mod:`olmcat.readers.legacy`). Bundles no head reaches are left
+out, as opm's migration leaves them out. (One call per package, not per bundle: added one at a time,
+cockroachdb's 2.x bundles would each be refused, their default channel ``stable-3.x`` being none of
+their channels, yet the corpus index has them in ``stable``.) Packages whose index was built with
+``--mode semver`` can be read that way instead (:func:`semver_mode_channels`).
 """
 
 from __future__ import annotations
@@ -39,12 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from olmcat import legacy, manifests
-from olmcat import property as prop
 from olmcat.errors import InputError, ValidationError
-from olmcat.gojson import compact, marshal_object
-from olmcat.gosort import sort_slice
-from olmcat.manifests import as_dict, as_list, as_str
+from olmcat.files.yaml import load_all
+from olmcat.go.json import compact, marshal_object
+from olmcat.go.semver import Version, parse_version
+from olmcat.go.sort import sort_slice
 from olmcat.model import (
     Bundle,
     Channel,
@@ -52,13 +51,15 @@ from olmcat.model import (
     Package,
     PackageCatalog,
     RelatedImage,
+    manifests,
 )
-from olmcat.parallel import map_in_order, worker_count
-from olmcat.property import Property
+from olmcat.model import property as prop
+from olmcat.model.manifests import as_dict, as_list, as_str
+from olmcat.model.property import Property
+from olmcat.readers import legacy
 from olmcat.readers.fbc import _ignored
+from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.pkgman import _Walker
-from olmcat.semver import Version, parse_version
-from olmcat.yamlio import load_all
 
 Warn = Callable[[str], None]
 Manifest = dict[str, Any]

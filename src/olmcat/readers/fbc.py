@@ -26,8 +26,9 @@ from typing import IO, Any
 
 import pathspec
 
-from olmcat import gojson, yamlio
 from olmcat.errors import InputError
+from olmcat.files import yaml as yamlio
+from olmcat.go import json as gojson
 from olmcat.model import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
@@ -44,7 +45,7 @@ from olmcat.model import (
     PackageCatalog,
     RelatedImage,
 )
-from olmcat.property import Property
+from olmcat.model.property import Property
 
 EXTENSIONS = (".json", ".yaml", ".yml")
 IGNORE_FILE = ".indexignore"

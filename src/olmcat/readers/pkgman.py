@@ -27,14 +27,14 @@ from typing import Any
 
 import pathspec
 
-from olmcat import legacy, manifests
-from olmcat import property as prop
 from olmcat.errors import InputError, ValidationError
-from olmcat.gojson import marshal_object
-from olmcat.model import Bundle, Channel, Package, PackageCatalog
-from olmcat.parallel import map_in_order, worker_count
+from olmcat.files.yaml import load_all
+from olmcat.go.json import marshal_object
+from olmcat.model import Bundle, Channel, Package, PackageCatalog, manifests
+from olmcat.model import property as prop
+from olmcat.readers import legacy
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
-from olmcat.yamlio import load_all
+from olmcat.readers.parallel import map_in_order, worker_count
 
 Warn = Callable[[str], None]
 

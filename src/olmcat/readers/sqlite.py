@@ -33,18 +33,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from olmcat import legacy, manifests
-from olmcat import property as prop
 from olmcat.errors import InputError
-from olmcat.gojson import compact
-from olmcat.legacy import EntryRow
+from olmcat.go.json import compact
 from olmcat.model import (
     Bundle,
     Channel,
     Package,
     PackageCatalog,
+    manifests,
 )
-from olmcat.property import Property
+from olmcat.model import property as prop
+from olmcat.model.property import Property
+from olmcat.readers import legacy
+from olmcat.readers.legacy import EntryRow
 
 Warn = Callable[[str], None]
 

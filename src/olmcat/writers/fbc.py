@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from olmcat.errors import OutputError
-from olmcat.gojson import go_string, indent
+from olmcat.go.json import go_string, indent
 from olmcat.model import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
@@ -34,7 +34,7 @@ from olmcat.model import (
     Package,
     PackageCatalog,
 )
-from olmcat.property import Property
+from olmcat.model.property import Property
 
 OutputFormat = Literal["json", "yaml"]
 FORMATS: tuple[OutputFormat, ...] = ("json", "yaml")
@@ -151,7 +151,7 @@ def render_json(blob_texts: Iterable[str]) -> Iterator[str]:
 
 def render_yaml(blob_texts: Iterable[str]) -> Iterator[str]:
     """opm's YAML encoder: each blob as a ``---``-prefixed yaml.v2 document."""
-    from olmcat.goyaml import dump_document
+    from olmcat.go.yaml import dump_document
 
     for text in blob_texts:
         yield dump_document(json.loads(text))

@@ -1,0 +1,539 @@
+"""Cut a catalog down to what a disconnected cluster needs, keeping it a valid catalog.
+
+Selection (applied in this order, one package at a time):
+
+1. ``drop_deprecated``: a package deprecated by an ``olm.deprecations`` package entry is left out;
+   channels named by channel entries are left out; bundles named by bundle entries or carrying an
+   ``olm.deprecated`` property leave every channel.
+2. ``selectors`` (``--package``): ``P`` keeps every channel of P, ``P:C`` keeps channel C,
+   ``P:C@RANGE`` keeps the entries of C whose version is in RANGE (an OLM 1.0 version range,
+   :func:`olmcat.go.semver.parse_constraint`; pre-releases only when the range names one). Without
+   selectors every package is kept.
+3. ``min_version`` / ``max_version``: entries whose bundle version lies outside the bounds
+   (inclusive, semver precedence) are left out of every channel. A bundle without a readable
+   version never satisfies a version filter.
+4. ``heads_only``: of each channel that is left, only its head (after the steps above) is kept.
+
+Exactly the selected entries are kept -- never the original head or other entries "to fix the
+graph" (oc-mirror #1299: ``minVersion == maxVersion`` must give that one version). Instead the
+upgrade edges are rewritten so the kept entries stay one valid channel (:func:`relink`):
+
+* **Edges between kept entries stay as they are**, and so do edges to names outside the channel.
+* **Replaces contraction**: a kept entry whose ``replaces`` names a removed entry follows the
+  removed entries' ``replaces`` chain down to the first kept entry and replaces that one; the
+  name it replaced before moves into its ``skips``, so a cluster still running that (now removed)
+  version keeps its direct upgrade. If the chain reaches no kept entry, ``replaces`` stays as it
+  was: the entry is the tail of the chain, and opm allows a tail to replace a missing bundle.
+* **Skips contraction**: every kept entry that could reach further kept entries only through
+  removed ones (via ``replaces`` or ``skips`` of the removed entries -- the edges oc-mirror #758
+  ignored) gets those kept entries added to its ``skips``. Skips naming removed entries stay.
+  ``skipRange`` is never changed.
+* **One head, nothing stranded** (oc-mirror #345 and #758 left two heads or stranded entries):
+  the head is the original head if it is kept, otherwise the newest of the entries nothing
+  points to any more. Current opm walks the head's ``replaces`` chain, stopping at a skipped
+  entry, and wants every other entry skipped by an entry on that chain. A kept entry that would
+  not be -- e.g. the head of a side branch once the common head is cut away -- is added to the
+  head's ``skips``, with a warning; an entry off the chain whose ``replaces`` names a missing
+  bundle gets that name as a skip instead (opm allows a missing target only at the chain's end).
+  Edges that close a cycle (only possible when the input has one) are dropped, with a warning.
+
+Then: bundles in no kept channel are left out; empty channels and packages disappear (a warning
+when they were named by a selector); a default channel that is gone is replaced by the kept
+channel with the newest head, with a warning; deprecation entries naming what is gone are
+dropped. Blobs of other schemas pass through.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+from olmcat.errors import InputError
+from olmcat.go.semver import (
+    Constraint,
+    Version,
+    parse_constraint,
+    parse_constraint_version,
+    parse_version_tolerant,
+)
+from olmcat.model import (
+    SCHEMA_BUNDLE,
+    SCHEMA_CHANNEL,
+    SCHEMA_PACKAGE,
+    Bundle,
+    CatalogStats,
+    Channel,
+    ChannelEntry,
+    Deprecation,
+    PackageCatalog,
+    counted,
+)
+from olmcat.writers import fbc
+
+__all__ = [
+    "FilterResult",
+    "FilterSpec",
+    "PackageSelector",
+    "bundle_version",
+    "filter_catalog",
+    "filter_package",
+    "filter_packages",
+    "parse_version_bound",
+    "relink",
+]
+
+Warn = Callable[[str], None]
+
+
+def _ignore(_: str) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PackageSelector:
+    """``P``, ``P:channel`` or ``P:channel@RANGE``; ``channel`` is ``""`` for every channel."""
+
+    package: str
+    channel: str = ""
+    version_range: Constraint | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PackageSelector:
+        package, colon, rest = text.partition(":")
+        channel, at, range_text = rest.partition("@")
+        if not package:
+            raise InputError(f"package selector {text!r}: the package name is missing")
+        if "@" in package:
+            raise InputError(
+                f"package selector {text!r}: a version range needs a channel (P:CHANNEL@RANGE); "
+                "--min-version and --max-version apply to every channel"
+            )
+        if colon and not channel:
+            raise InputError(f"package selector {text!r}: the channel name after ':' is missing")
+        if at and not range_text.strip():
+            raise InputError(f"package selector {text!r}: the version range after '@' is missing")
+        return cls(package, channel, parse_constraint(range_text) if at else None)
+
+    def __str__(self) -> str:
+        text = self.package
+        if self.channel:
+            text += f":{self.channel}"
+        if self.version_range is not None:
+            text += f"@{self.version_range.text}"
+        return text
+
+
+def parse_version_bound(text: str) -> Version:
+    """A ``--min-version`` / ``--max-version`` value: ``1.2.3``, ``v1.2``, ``1.0.0-rc.1``."""
+    return parse_constraint_version(text)
+
+
+@dataclass(frozen=True, slots=True)
+class _PackagePlan:
+    all_channels: bool
+    ranges: Mapping[str, Constraint | None]  # channel -> range (None: every entry)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSpec:
+    """What to keep. The empty spec keeps everything; a valid channel then comes out unchanged."""
+
+    selectors: tuple[PackageSelector, ...] = ()
+    heads_only: bool = False
+    min_version: Version | None = None
+    max_version: Version | None = None
+    drop_deprecated: bool = False
+
+    def __post_init__(self) -> None:
+        low, high = self.min_version, self.max_version
+        if low is not None and high is not None and low.compare(high) > 0:
+            raise InputError(f"--min-version {low} is greater than --max-version {high}")
+        self.plans()  # refuse contradictory selectors before reading anything
+
+    def plans(self) -> dict[str, _PackagePlan]:
+        everything: set[str] = set()
+        ranges: dict[str, dict[str, Constraint | None]] = {}
+        for selector in self.selectors:
+            channels = ranges.setdefault(selector.package, {})
+            if not selector.channel:
+                everything.add(selector.package)
+                continue
+            if (
+                selector.channel in channels
+                and channels[selector.channel] != selector.version_range
+            ):
+                raise InputError(
+                    f"--package {selector}: channel {selector.package}:{selector.channel} is "
+                    "already selected with another range; give one range per channel "
+                    "(a range can join alternatives with '||')"
+                )
+            channels[selector.channel] = selector.version_range
+        return {
+            name: _PackagePlan(name in everything, channels) for name, channels in ranges.items()
+        }
+
+
+@dataclass(slots=True)
+class FilterResult:
+    stats: CatalogStats
+    seconds: float
+    dropped_packages: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def bundle_version(bundle: Bundle | None) -> Version | None:
+    """The version of a bundle's ``olm.package`` property (read as OLM reads CSV versions)."""
+    text = bundle.version if bundle is not None else ""
+    if not text:
+        return None
+    for parse in (parse_version_tolerant, parse_constraint_version):
+        try:
+            return parse(text)
+        except InputError:
+            continue
+    return None
+
+
+def _version_key(version: Version | None, name: str) -> tuple[bool, Version, str]:
+    return (version is not None, version or Version(0), name)
+
+
+# --------------------------------------------------------------------------------------------------
+# The channel graph
+# --------------------------------------------------------------------------------------------------
+
+
+def relink(
+    channel: Channel,
+    keep: Collection[str],
+    versions: Mapping[str, Version | None],
+    warn: Warn | None = None,
+) -> Channel:
+    """``channel`` with only the entries named in ``keep``, edges rewritten as the module says.
+
+    ``versions`` gives each entry's bundle version (missing or None: unknown, sorts lowest); it
+    picks the head when the original head is not kept. The result has exactly one head and no
+    stranded entry whenever ``keep`` selects at least one entry; with nothing kept it has no
+    entries.
+    """
+    note = warn or _ignore
+    by_name: dict[str, ChannelEntry] = {}
+    for entry in channel.entries:
+        by_name.setdefault(entry.name, entry)
+    kept_names = {name for name in keep if name in by_name}
+    if not kept_names:
+        return replace(channel, entries=())
+    where = f"channel {channel.package}/{channel.name}"
+
+    reach_cache: dict[str, frozenset[str]] = {}
+
+    def kept_below(removed: str) -> frozenset[str]:
+        """Kept entries reachable from a removed entry through removed entries only."""
+        cached = reach_cache.get(removed)
+        if cached is not None:
+            return cached
+        found: set[str] = set()
+        seen = {removed}
+        stack = [removed]
+        while stack:
+            for target in by_name[stack.pop()].edges():
+                if target in kept_names:
+                    found.add(target)
+                elif target in by_name and target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        result = frozenset(found)
+        reach_cache[removed] = result
+        return result
+
+    entries: dict[str, ChannelEntry] = {}
+    for original in channel.entries:
+        name = original.name
+        if name not in kept_names or name in entries:
+            continue
+        replaces = original.replaces
+        skips = list(dict.fromkeys(original.skips))
+        if replaces in by_name and replaces not in kept_names:
+            current, walked = replaces, {name}
+            while current in by_name and current not in kept_names and current not in walked:
+                walked.add(current)
+                current = by_name[current].replaces
+            if current in kept_names and current != name:
+                skips.append(replaces)
+                replaces = current
+        reachable: set[str] = set()
+        for target in original.edges():
+            if target in by_name and target not in kept_names:
+                reachable |= kept_below(target)
+        reachable -= {name, replaces, *skips}
+        skips.extend(sorted(reachable))
+        entries[name] = replace(original, replaces=replaces, skips=tuple(dict.fromkeys(skips)))
+
+    head = _choose_head(channel, entries, versions)
+    _repair(entries, head, where, note)
+    return replace(channel, entries=tuple(entries.values()))
+
+
+def _choose_head(
+    channel: Channel, entries: Mapping[str, ChannelEntry], versions: Mapping[str, Version | None]
+) -> str:
+    original_heads = channel.heads()
+    if len(original_heads) == 1 and original_heads[0] in entries:
+        return original_heads[0]
+    incoming = {target for entry in entries.values() for target in entry.edges()}
+    candidates = [name for name in entries if name not in incoming] or list(entries)
+    return max(candidates, key=lambda name: _version_key(versions.get(name), name))
+
+
+def _without_edge(entry: ChannelEntry, target: str) -> ChannelEntry:
+    return replace(
+        entry,
+        replaces="" if entry.replaces == target else entry.replaces,
+        skips=tuple(s for s in entry.skips if s != target),
+    )
+
+
+def _break_cycles(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn) -> None:
+    """Depth first from the head, then from every other entry: drop each edge that leads back
+    onto the current path. Only an input that already has a cycle loses edges here."""
+    on_path, done = set(), set()
+    for root in [head, *entries]:
+        if root in done:
+            continue
+        on_path.add(root)
+        stack = [(root, iter(entries[root].edges()))]
+        while stack:
+            name, targets = stack[-1]
+            for target in targets:
+                if target in on_path:
+                    note(f"{where}: dropped the edge from {name} to {target} (it closes a cycle)")
+                    entries[name] = _without_edge(entries[name], target)
+                elif target in entries and target not in done:
+                    on_path.add(target)
+                    stack.append((target, iter(entries[target].edges())))
+                    break
+            else:
+                stack.pop()
+                on_path.discard(name)
+                done.add(name)
+
+
+def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn) -> None:
+    """Make the kept graph valid by opm's ``validateReplacesChain``, old and new rules alike.
+
+    The rules: exactly one head; no cycle; every entry on the head's ``replaces`` chain or
+    skipped by an entry on it. Current opm (alpha/model ``newGraph``) stops the chain at an
+    entry that is skipped (a skipped entry is a leaf) and counts a ``replaces`` target outside
+    the channel as a node, so such a dangling target is allowed only at the end of the chain.
+    """
+    for name, entry in list(entries.items()):
+        if head in entry.edges():
+            note(f"{where}: dropped the edge from {name} to the head {head} (it closes a cycle)")
+            entries[name] = _without_edge(entry, head)
+    _break_cycles(entries, head, where, note)
+    skipped = {s for entry in entries.values() for s in entry.skips}
+    chain = [head]
+    current = entries[head]
+    while current.replaces in entries and current.replaces not in skipped:
+        chain.append(current.replaces)
+        current = entries[current.replaces]
+    skipped_from_chain = {s for name in chain for s in entries[name].skips}
+    stranded = []
+    for name, entry in list(entries.items()):
+        if name in chain:
+            continue
+        if entry.replaces and entry.replaces not in entries:
+            # Off the chain a missing replaces target would be stranded; as a skip it still
+            # offers the upgrade from that version.
+            entries[name] = replace(
+                entry, replaces="", skips=tuple(dict.fromkeys((*entry.skips, entry.replaces)))
+            )
+        if name not in skipped_from_chain:
+            stranded.append(name)
+    if stranded:
+        note(
+            f"{where}: {', '.join(stranded)} would be stranded after filtering (neither on the "
+            f"replaces chain of the head {head} nor skipped from it); added to {head}'s skips"
+        )
+        top = entries[head]
+        entries[head] = replace(top, skips=(*top.skips, *stranded))
+
+
+# --------------------------------------------------------------------------------------------------
+# Packages
+# --------------------------------------------------------------------------------------------------
+
+
+def _in_bounds(version: Version | None, spec: FilterSpec) -> bool:
+    if spec.min_version is None and spec.max_version is None:
+        return True
+    if version is None:
+        return False
+    if spec.min_version is not None and version.compare(spec.min_version) < 0:
+        return False
+    return spec.max_version is None or version.compare(spec.max_version) <= 0
+
+
+def filter_package(
+    pkg: PackageCatalog,
+    spec: FilterSpec,
+    *,
+    plan: _PackagePlan | None = None,
+    warn: Warn | None = None,
+) -> PackageCatalog | None:
+    """One package filtered by ``spec`` (``plan``: its selectors), or None if nothing is left."""
+    note = warn or _ignore
+    selected = plan is not None
+    if spec.drop_deprecated:
+        package_deprecated, dead_channels, dead_bundles = pkg.deprecated_names()
+        if package_deprecated:
+            if selected:
+                note(f"package {pkg.name} is deprecated; left out (--drop-deprecated)")
+            return None
+    else:
+        dead_channels, dead_bundles = set(), set()
+
+    if plan is not None:
+        missing = sorted(c for c in plan.ranges if pkg.channel(c) is None)
+        if missing:
+            known = ", ".join(sorted(c.name for c in pkg.channels)) or "none"
+            raise InputError(
+                f"package {pkg.name} has no channel {', '.join(missing)} (its channels: {known})"
+            )
+
+    bundles = {b.name: b for b in pkg.bundles}
+    versions = {name: bundle_version(b) for name, b in bundles.items()}
+    channels: list[Channel] = []
+    for channel in sorted(pkg.channels, key=lambda c: c.name):
+        if plan is not None and not plan.all_channels and channel.name not in plan.ranges:
+            continue
+        where = f"{pkg.name}:{channel.name}"
+        if channel.name in dead_channels:
+            if plan is not None and channel.name in plan.ranges:
+                note(f"channel {where} is deprecated; left out (--drop-deprecated)")
+            continue
+        version_range = plan.ranges.get(channel.name) if plan is not None else None
+        keep = []
+        for entry in channel.entries:
+            version = versions.get(entry.name)
+            if entry.name in dead_bundles or not _in_bounds(version, spec):
+                continue
+            if version_range is not None and (
+                version is None or not version_range.contains(version)
+            ):
+                continue
+            keep.append(entry.name)
+        result = relink(channel, keep, versions, warn=note)
+        if result.entries and spec.heads_only:
+            result = relink(channel, [result.head()], versions, warn=note)
+        if not result.entries:
+            if plan is not None and channel.name in plan.ranges:
+                note(f"channel {where}: no entry is left after filtering; channel left out")
+            continue
+        channels.append(result)
+
+    if not channels:
+        if selected:
+            note(f"package {pkg.name}: no channel is left after filtering; package left out")
+        return None
+
+    kept_channels = {c.name for c in channels}
+    default = pkg.package.default_channel
+    package = pkg.package
+    if default not in kept_channels:
+        newest = max(
+            channels,
+            key=lambda c: _version_key(versions.get(c.head()), ""),
+        )
+        note(
+            f"package {pkg.name}: default channel {default or '(none)'} is filtered out; "
+            f"the default channel is now {newest.name} (the kept channel with the newest head)"
+        )
+        package = replace(package, default_channel=newest.name)
+
+    kept_bundles = {e.name for c in channels for e in c.entries}
+    deprecations = []
+    for deprecation in pkg.deprecations:
+        entries = tuple(
+            e
+            for e in deprecation.entries
+            if e.schema == SCHEMA_PACKAGE
+            or (e.schema == SCHEMA_CHANNEL and e.name in kept_channels)
+            or (e.schema == SCHEMA_BUNDLE and e.name in kept_bundles)
+        )
+        if entries:
+            deprecations.append(Deprecation(deprecation.package, entries))
+    return PackageCatalog(
+        package=package,
+        channels=tuple(channels),
+        bundles=tuple(b for b in pkg.bundles if b.name in kept_bundles),
+        deprecations=tuple(deprecations),
+        others=pkg.others,
+    )
+
+
+def filter_packages(
+    packages: Iterable[PackageCatalog],
+    spec: FilterSpec,
+    *,
+    warn: Warn | None = None,
+    dropped: list[str] | None = None,
+) -> Iterator[PackageCatalog]:
+    """Filter a stream of packages one at a time.
+
+    Raises :class:`InputError` (after the stream ends) when a selected package never appeared,
+    so a writer that is consuming this stream atomically leaves no output behind.
+    """
+    plans = spec.plans()
+    seen: set[str] = set()
+    for pkg in packages:
+        plan = plans.get(pkg.name)
+        if plans and plan is None:
+            continue
+        seen.add(pkg.name)
+        result = filter_package(pkg, spec, plan=plan, warn=warn)
+        if result is None:
+            if dropped is not None:
+                dropped.append(pkg.name)
+            continue
+        yield result
+    missing = sorted(set(plans) - seen)
+    if missing:
+        raise InputError(f"package {', '.join(missing)} is not in the catalog")
+
+
+def filter_catalog(
+    reference: str | Path,
+    out: Path | None,
+    spec: FilterSpec,
+    *,
+    output: fbc.OutputFormat = "json",
+    warn: Warn | None = None,
+    stdout: TextIO | None = None,
+    platform: str | None = None,
+) -> FilterResult:
+    """Filter any catalog reference into the FBC directory ``out`` (atomically) or ``stdout``."""
+    from olmcat.readers.catalog import open_catalog
+
+    started = time.perf_counter()
+    warnings: list[str] = []
+
+    def collect(message: str) -> None:
+        warnings.append(message)
+        if warn is not None:
+            warn(message)
+
+    stats = CatalogStats()
+    dropped: list[str] = []
+    with open_catalog(reference, warn=collect, platform=platform) as catalog:
+        packages = counted(filter_packages(catalog, spec, warn=collect, dropped=dropped), stats)
+        if out is None:
+            if stdout is None:
+                raise ValueError("either out or stdout is required")
+            fbc.stream(packages, stdout, output, catalog.global_others())
+        else:
+            fbc.write_directory(packages, out, output, catalog.global_others())
+    return FilterResult(stats, time.perf_counter() - started, dropped, warnings)

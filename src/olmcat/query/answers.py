@@ -1,0 +1,557 @@
+"""Offline answers to the questions asked of a registry's gRPC API, of catalogd with jq, or of OLM.
+
+Every function takes an opened catalog (:func:`olmcat.readers.catalog.open_catalog`, any form)
+and returns
+plain JSON-ready values, so that an FBC, the SQLite database it was migrated from and an index
+image holding either give the same answers:
+
+* :func:`packages`, :func:`channels`, :func:`bundles`, :func:`bundle` — the listings of 003 §7.3.6;
+* :func:`head` (gRPC ``GetBundleForChannel``), :func:`replaced_by` (``GetBundleThatReplaces``);
+* :func:`upgrade_path` — the steps OLM (v0) takes from an installed version to the channel head;
+* :func:`resolve` — the bundle OLM 1.0 picks for a package, channel and version range;
+* :func:`install_modes` — 003's jq query: heads whose CSV supports AllNamespaces, no webhooks.
+
+Bundle versions come from the ``olm.package`` property. Lists are sorted by version, then name.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from olmcat.errors import InputError
+from olmcat.go.semver import (
+    SkipRange,
+    Version,
+    parse_constraint,
+    parse_skip_range,
+    parse_version,
+    parse_version_tolerant,
+)
+from olmcat.model import Bundle, Channel, ChannelEntry, PackageCatalog
+from olmcat.model import property as prop
+
+Row = dict[str, Any]
+
+
+class PackageStream(Protocol):
+    def package_names(self) -> list[str]: ...
+
+    def packages(self) -> Iterator[PackageCatalog]: ...
+
+
+def iter_packages(catalog: PackageStream, only: set[str] | None = None) -> Iterator[PackageCatalog]:
+    """Packages of ``catalog``, only those named in ``only`` when given.
+
+    Readers that can load chosen packages (FBC, SQLite) are asked for just those.
+    """
+    source = getattr(catalog, "source", catalog)
+    method = getattr(source, "packages", None)
+    if only is not None and method is not None and "only" in inspect.signature(method).parameters:
+        packages: Iterator[PackageCatalog] = method(only=only)
+    else:
+        packages = catalog.packages()
+    for pkg in packages:
+        if only is None or pkg.name in only:
+            yield pkg
+
+
+def get_package(catalog: PackageStream, name: str) -> PackageCatalog:
+    if name in catalog.package_names():
+        for pkg in iter_packages(catalog, {name}):
+            return pkg
+    raise InputError(f"no package {name!r} in the catalog")
+
+
+# ------------------------------------------------------------------------------------------------
+# Helpers over one package
+# ------------------------------------------------------------------------------------------------
+
+
+def _semver(text: str) -> Version | None:
+    try:
+        return parse_version(text)
+    except InputError:
+        return None
+
+
+def _order(version: str, name: str) -> tuple[bool, Version, str]:
+    parsed = _semver(version)
+    return (parsed is None, parsed or Version(0), name)
+
+
+def _channel(pkg: PackageCatalog, name: str | None) -> Channel:
+    wanted = name or pkg.package.default_channel
+    channel = pkg.channel(wanted)
+    if channel is None:
+        known = ", ".join(sorted(c.name for c in pkg.channels)) or "none"
+        raise InputError(f"package {pkg.name!r} has no channel {wanted!r} (channels: {known})")
+    return channel
+
+
+def _head(channel: Channel) -> str:
+    try:
+        return channel.head()
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _channels_of(pkg: PackageCatalog) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for channel in sorted(pkg.channels, key=lambda c: c.name):
+        for entry in channel.entries:
+            out.setdefault(entry.name, [])
+            if channel.name not in out[entry.name]:
+                out[entry.name].append(channel.name)
+    return out
+
+
+def _bundle_row(pkg: PackageCatalog, bundle: Bundle, channels: dict[str, list[str]]) -> Row:
+    return {
+        "name": bundle.name,
+        "package": pkg.name,
+        "version": bundle.version,
+        "image": bundle.image,
+        "channels": channels.get(bundle.name, []),
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# Listings
+# ------------------------------------------------------------------------------------------------
+
+
+def packages(catalog: PackageStream) -> list[Row]:
+    """Every package: name, default channel, channel names (gRPC ListPackages / GetPackage)."""
+    return [
+        {
+            "name": pkg.name,
+            "defaultChannel": pkg.package.default_channel,
+            "channels": sorted(c.name for c in pkg.channels),
+        }
+        for pkg in catalog.packages()
+    ]
+
+
+def channels(catalog: PackageStream, package: str) -> list[Row]:
+    """The channels of a package with their head and entries (by version)."""
+    pkg = get_package(catalog, package)
+    versions = {b.name: b.version for b in pkg.bundles}
+    rows = []
+    for channel in sorted(pkg.channels, key=lambda c: c.name):
+        heads = channel.heads()
+        names = sorted(
+            {e.name for e in channel.entries}, key=lambda n: _order(versions.get(n, ""), n)
+        )
+        rows.append(
+            {
+                "package": pkg.name,
+                "name": channel.name,
+                "default": channel.name == pkg.package.default_channel,
+                "head": heads[0] if len(heads) == 1 else None,
+                "entries": names,
+            }
+        )
+    return rows
+
+
+def bundles(catalog: PackageStream, package: str, channel: str | None = None) -> list[Row]:
+    """The bundles of a package, or of one of its channels."""
+    pkg = get_package(catalog, package)
+    in_channels = _channels_of(pkg)
+    chosen = pkg.bundles
+    if channel is not None:
+        names = {e.name for e in _channel(pkg, channel).entries}
+        chosen = tuple(b for b in pkg.bundles if b.name in names)
+    rows = [_bundle_row(pkg, b, in_channels) for b in chosen]
+    return sorted(rows, key=lambda r: _order(r["version"], r["name"]))
+
+
+def _objects(bundle: Bundle) -> list[Row]:
+    out = []
+    for item in bundle.properties_of(prop.TYPE_BUNDLE_OBJECT):
+        data = prop.bundle_object_data(item)
+        if data is None:
+            out.append({"ref": json.loads(item.value).get("ref", "")})
+            continue
+        try:
+            manifest = json.loads(data)
+        except ValueError:
+            out.append({"kind": "", "name": "", "error": "not valid JSON"})
+            continue
+        metadata = manifest.get("metadata") if isinstance(manifest, dict) else None
+        name = metadata.get("name", "") if isinstance(metadata, dict) else ""
+        kind = manifest.get("kind", "") if isinstance(manifest, dict) else ""
+        out.append({"kind": kind, "name": name})
+    return out
+
+
+def bundle(catalog: PackageStream, name: str, package: str | None = None) -> Row:
+    """One bundle in full: channel entries, properties (manifests summarized), related images."""
+    found: list[tuple[PackageCatalog, Bundle]] = []
+    only = {package} if package is not None else None
+    for pkg in iter_packages(catalog, only):
+        match = pkg.bundle(name)
+        if match is not None:
+            found.append((pkg, match))
+    if not found:
+        where = f" in package {package!r}" if package is not None else ""
+        raise InputError(f"no bundle {name!r}{where}")
+    if len(found) > 1:
+        names = ", ".join(pkg.name for pkg, _ in found)
+        raise InputError(f"bundle {name!r} is in several packages ({names}); choose with --package")
+    pkg, chosen = found[0]
+    entries = []
+    for channel in sorted(pkg.channels, key=lambda c: c.name):
+        entry = channel.entry(name)
+        if entry is not None:
+            entries.append(
+                {
+                    "channel": channel.name,
+                    "replaces": entry.replaces,
+                    "skips": list(entry.skips),
+                    "skipRange": entry.skip_range,
+                }
+            )
+    return {
+        "name": chosen.name,
+        "package": pkg.name,
+        "version": chosen.version,
+        "image": chosen.image,
+        "deprecated": chosen.name in pkg.deprecated_names()[2],
+        "channels": entries,
+        "properties": [
+            {"type": p.type, "value": p.parsed()}
+            for p in chosen.properties
+            if p.type not in prop.OBJECT_TYPES
+        ],
+        "objects": _objects(chosen),
+        "csvMetadata": bool(chosen.properties_of(prop.TYPE_CSV_METADATA)),
+        "relatedImages": [{"name": r.name, "image": r.image} for r in chosen.related_images],
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# gRPC-style graph questions
+# ------------------------------------------------------------------------------------------------
+
+
+def head(catalog: PackageStream, package: str, channel: str | None = None) -> Row:
+    """The head of a channel (default: the default channel): GetBundleForChannel."""
+    pkg = get_package(catalog, package)
+    chosen = _channel(pkg, channel)
+    name = _head(chosen)
+    found = pkg.bundle(name)
+    return {
+        "package": pkg.name,
+        "channel": chosen.name,
+        "name": name,
+        "version": found.version if found is not None else "",
+        "image": found.image if found is not None else "",
+    }
+
+
+def replaced_by(
+    catalog: PackageStream, name: str, package: str | None = None, channel: str | None = None
+) -> list[Row]:
+    """Entries that replace or skip ``name``, per channel: GetBundleThatReplaces.
+
+    The registry answers one arbitrary row when several match; all of them are listed here.
+    """
+    rows = []
+    only = {package} if package is not None else None
+    for pkg in iter_packages(catalog, only):
+        versions = {b.name: b.version for b in pkg.bundles}
+        for chosen in sorted(pkg.channels, key=lambda c: c.name):
+            if channel is not None and chosen.name != channel:
+                continue
+            for entry in chosen.entries:
+                via = (
+                    "replaces"
+                    if entry.replaces == name
+                    else "skips"
+                    if name in entry.skips
+                    else None
+                )
+                if via is not None:
+                    rows.append(
+                        {
+                            "package": pkg.name,
+                            "channel": chosen.name,
+                            "name": entry.name,
+                            "version": versions.get(entry.name, ""),
+                            "via": via,
+                        }
+                    )
+    rows.sort(key=lambda r: (r["package"], r["channel"], _order(r["version"], r["name"])))
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class _Position:
+    name: str
+    version: Version | None
+
+
+def _distance_from_head(channel: Channel, head_name: str) -> dict[str, int]:
+    """Steps from the head along replaces; OLM prefers the candidate nearest the head."""
+    by_name = {e.name: e for e in channel.entries}
+    distance: dict[str, int] = {}
+    current: str | None = head_name
+    while current is not None and current in by_name and current not in distance:
+        distance[current] = len(distance)
+        current = by_name[current].replaces or None
+    return distance
+
+
+def upgrade_path(
+    catalog: PackageStream, package: str, start: str, channel: str | None = None
+) -> Row:
+    """The updates OLM applies one at a time from ``start`` until the head of the channel.
+
+    ``start`` is a bundle name, or a version (then the entry of that version, or a version the
+    catalog does not hold, reachable only through skipRange). At each step the candidates are the
+    entries that replace the current bundle, skip it, or whose skipRange holds its version; the
+    one nearest the head wins (so a head whose skipRange covers the version is taken at once, as
+    the OLM docs order it), then the highest version.
+    """
+    pkg = get_package(catalog, package)
+    chosen = _channel(pkg, channel)
+    head_name = _head(chosen)
+    versions = {b.name: _semver(b.version) for b in pkg.bundles}
+    referenced = {e.name for e in chosen.entries}
+    referenced.update(t for e in chosen.entries for t in (e.replaces, *e.skips) if t)
+    if start in referenced:
+        current = _Position(start, versions.get(start))
+    else:
+        try:
+            wanted = parse_version_tolerant(start)
+        except InputError:
+            raise InputError(
+                f"{start!r} is neither a bundle of channel {chosen.name!r} nor a version"
+            ) from None
+        same = sorted(e.name for e in chosen.entries if versions.get(e.name) == wanted)
+        current = _Position(same[0] if same else "", wanted)
+    distance = _distance_from_head(chosen, head_name)
+    ranges: dict[str, SkipRange | None] = {}
+    for entry in chosen.entries:
+        if entry.skip_range:
+            try:
+                ranges[entry.name] = parse_skip_range(entry.skip_range)
+            except InputError:
+                ranges[entry.name] = None  # OLM ignores a range it cannot parse
+    first = {
+        "name": current.name,
+        "version": str(current.version) if current.version is not None else "",
+    }
+    steps: list[Row] = []
+    seen = {current.name} if current.name else set()
+    while current.name != head_name:
+        candidates: list[tuple[ChannelEntry, str]] = []
+        for entry in chosen.entries:
+            if entry.name == current.name:
+                continue
+            via = ""
+            if current.name and entry.replaces == current.name:
+                via = "replaces"
+            elif current.name and current.name in entry.skips:
+                via = "skips"
+            else:
+                skip_range = ranges.get(entry.name)
+                if (
+                    skip_range is not None
+                    and current.version is not None
+                    and skip_range.contains(current.version)
+                ):
+                    via = "skipRange"
+            if via:
+                candidates.append((entry, via))
+        if not candidates:
+            break
+
+        def rank(candidate: tuple[ChannelEntry, str]) -> tuple[int, bool, Version, str]:
+            entry = candidate[0]
+            version = versions.get(entry.name)
+            near = distance.get(entry.name, len(distance))
+            return (near, version is None, _negate(version), entry.name)
+
+        entry, via = min(candidates, key=rank)
+        if entry.name in seen:
+            break  # a replaces cycle: OLM would never settle either
+        seen.add(entry.name)
+        version = versions.get(entry.name)
+        steps.append(
+            {"name": entry.name, "version": str(version) if version is not None else "", "via": via}
+        )
+        current = _Position(entry.name, version)
+    return {
+        "package": pkg.name,
+        "channel": chosen.name,
+        "head": head_name,
+        "from": first,
+        "steps": steps,
+        "reachesHead": current.name == head_name,
+    }
+
+
+@functools.total_ordering
+class _Reversed:
+    """Sorts versions highest first inside a min() key."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, version: Version) -> None:
+        self.version = version
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and self.version.compare(other.version) == 0
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return self.version.compare(other.version) > 0
+
+    def __hash__(self) -> int:
+        return hash(str(self.version))
+
+
+def _negate(version: Version | None) -> Any:
+    return _Reversed(version or Version(0))
+
+
+# ------------------------------------------------------------------------------------------------
+# OLM 1.0
+# ------------------------------------------------------------------------------------------------
+
+
+def resolve(
+    catalog: PackageStream,
+    package: str,
+    channel: str | None = None,
+    version_range: str | None = None,
+) -> Row:
+    """The bundle OLM 1.0 installs for ``packageName``/``channel``/``version`` of an extension.
+
+    Candidates: the bundles of the channel (of every channel without one) whose version is in the
+    range (003 §7.3.8.3, :func:`olmcat.go.semver.parse_constraint`); non-deprecated bundles first,
+    then the highest version.
+    """
+    constraint = parse_constraint(version_range) if version_range else None
+    pkg = get_package(catalog, package)
+    in_channels = _channels_of(pkg)
+    candidates = list(pkg.bundles)
+    if channel is not None:
+        names = {e.name for e in _channel(pkg, channel).entries}
+        candidates = [b for b in candidates if b.name in names]
+    deprecated = pkg.deprecated_names()[2]
+    matching: list[tuple[Bundle, Version]] = []
+    for candidate in candidates:
+        version = _semver(candidate.version)
+        if version is None:
+            continue
+        if constraint is None or constraint.contains(version):
+            matching.append((candidate, version))
+    if not matching:
+        what = f" matching version {version_range!r}" if version_range else ""
+        where = f" in channel {channel!r}" if channel is not None else ""
+        raise InputError(f"no package {package!r}{what} found{where}")
+
+    def rank(item: tuple[Bundle, Version]) -> tuple[bool, _Reversed, str]:
+        return (item[0].name in deprecated, _Reversed(item[1]), item[0].name)
+
+    chosen, version = min(matching, key=rank)
+    return {
+        "package": pkg.name,
+        "channel": channel,
+        "range": version_range,
+        "name": chosen.name,
+        "version": str(version),
+        "image": chosen.image,
+        "channels": in_channels.get(chosen.name, []),
+        "deprecated": chosen.name in deprecated,
+    }
+
+
+def _csv(bundle: Bundle) -> tuple[dict[str, Any] | None, str]:
+    """The CSV (or its olm.csv.metadata) of a bundle, and which property it came from."""
+    for item in bundle.properties_of(prop.TYPE_BUNDLE_OBJECT):
+        try:
+            data = prop.bundle_object_data(item)
+        except InputError:
+            continue
+        if data is None or b"ClusterServiceVersion" not in data:
+            continue
+        try:
+            manifest = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(manifest, dict) and manifest.get("kind") == "ClusterServiceVersion":
+            return manifest, prop.TYPE_BUNDLE_OBJECT
+    for item in bundle.properties_of(prop.TYPE_CSV_METADATA):
+        value = item.parsed()
+        if isinstance(value, dict):
+            return value, prop.TYPE_CSV_METADATA
+    return None, ""
+
+
+def _install_facts(bundle: Bundle) -> tuple[list[str], int | None, str] | None:
+    """(supported install modes, number of webhooks or None when unknown, source)."""
+    csv, source = _csv(bundle)
+    if csv is None:
+        return None
+    spec = csv.get("spec") if source == prop.TYPE_BUNDLE_OBJECT else csv
+    spec = spec if isinstance(spec, dict) else {}
+    modes = [
+        str(m.get("type"))
+        for m in spec.get("installModes") or []
+        if isinstance(m, dict) and m.get("supported") is True
+    ]
+    webhooks: int | None = None
+    if source == prop.TYPE_BUNDLE_OBJECT:
+        # olm.csv.metadata does not carry webhook definitions: unknown there.
+        definitions = spec.get("webhookdefinitions")
+        webhooks = len(definitions) if isinstance(definitions, list) else 0
+    return modes, webhooks, source
+
+
+def install_modes(
+    catalog: PackageStream, *, all_namespaces: bool = False, no_webhooks: bool = False
+) -> list[Row]:
+    """Install modes and webhooks of every channel head whose CSV the catalog holds.
+
+    ``all_namespaces`` keeps heads supporting AllNamespaces; ``no_webhooks`` keeps heads known to
+    define no webhooks (a head described only by ``olm.csv.metadata`` is left out: that property
+    has no webhook definitions). Together: what OLM 1.0 can install (003 §7.3.6's jq query).
+    """
+    rows: list[Row] = []
+    for pkg in catalog.packages():
+        heads: dict[str, list[str]] = {}
+        for channel in sorted(pkg.channels, key=lambda c: c.name):
+            names = channel.heads()
+            if len(names) == 1:
+                heads.setdefault(names[0], []).append(channel.name)
+        for name, in_channels in heads.items():
+            found = pkg.bundle(name)
+            facts = _install_facts(found) if found is not None else None
+            if found is None or facts is None:
+                continue
+            modes, webhooks, source = facts
+            if all_namespaces and "AllNamespaces" not in modes:
+                continue
+            if no_webhooks and webhooks != 0:
+                continue
+            rows.append(
+                {
+                    "package": pkg.name,
+                    "name": name,
+                    "version": found.version,
+                    "channels": in_channels,
+                    "installModes": modes,
+                    "webhooks": webhooks,
+                    "source": source,
+                }
+            )
+    rows.sort(key=lambda r: (r["package"], _order(r["version"], r["name"])))
+    return rows

@@ -1,0 +1,204 @@
+"""Catalog references: one resolver for every command that takes a catalog.
+
+A reference is an FBC directory or file (or ``-`` for stdin), an SQLite index database, a
+package-manifest / bundle-format directory tree, or an index image archive (OCI layout directory,
+``oci-archive`` tar, ``docker save`` tar) whose catalog is pulled out into a temporary directory.
+Whatever the form, the result is a :class:`Catalog`: packages streamed one at a time, by name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from olmcat.errors import InputError
+from olmcat.model import Meta, PackageCatalog
+
+Warn = Callable[[str], None]
+Kind = Literal["fbc", "sqlite", "pkgman", "image"]
+
+
+class PackageSource(Protocol):
+    def package_names(self) -> list[str]: ...
+
+    def packages(self) -> Iterator[PackageCatalog]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(slots=True)
+class Catalog:
+    """An opened catalog reference. Use as a context manager; packages stream in name order."""
+
+    reference: str
+    kind: Kind
+    source: PackageSource
+    detail: str = ""  # e.g. "sqlite in image archive" or the schema of a database
+    _cleanup: list[Callable[[], None]] = field(default_factory=list)
+
+    def package_names(self) -> list[str]:
+        return self.source.package_names()
+
+    def packages(self) -> Iterator[PackageCatalog]:
+        return self.source.packages()
+
+    def __iter__(self) -> Iterator[PackageCatalog]:
+        return self.packages()
+
+    def global_others(self) -> list[Meta]:
+        others = getattr(self.source, "global_others", None)
+        return list(others()) if callable(others) else []
+
+    def close(self) -> None:
+        self.source.close()
+        for cleanup in reversed(self._cleanup):
+            cleanup()
+        self._cleanup.clear()
+
+    def __enter__(self) -> Catalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _has_legacy_layout(root: Path) -> bool:
+    """True when a tree holds package manifests or bundle-format directories."""
+    from olmcat.readers.pkgman import is_package_file
+
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        if any(is_package_file(Path(directory) / f) for f in filenames):
+            return True
+        annotations = Path(directory) / "metadata" / "annotations.yaml"
+        if "manifests" in dirnames and annotations.is_file():
+            return True
+    return False
+
+
+def detect(reference: str) -> Kind:
+    """Which reader a reference needs, from cheap checks only."""
+    if reference == "-":
+        return "fbc"
+    path = Path(reference)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    from olmcat.oci.archive import is_image_archive
+    from olmcat.readers.sqlite import is_sqlite_file
+
+    if path.is_file():
+        if is_sqlite_file(path) or path.suffix in (".db", ".sqlite", ".sqlite3"):
+            return "sqlite"
+        if is_image_archive(path):
+            return "image"
+        return "fbc"
+    if is_image_archive(path):
+        return "image"
+    if _has_legacy_layout(path):
+        return "pkgman"
+    return "fbc"
+
+
+def open_catalog(
+    reference: str | Path,
+    *,
+    warn: Warn | None = None,
+    permissive: bool = False,
+    all_documents: bool = False,
+    image_ref_template: str | None = None,
+    platform: str | None = None,
+    expect: tuple[Kind, ...] | None = None,
+) -> Catalog:
+    """Open any catalog reference. ``expect`` limits the accepted kinds (images always pass
+    through to what they contain)."""
+    ref = str(reference)
+    kind = detect(ref)
+    if expect is not None and kind != "image" and kind not in expect:
+        found = "a directory" if Path(ref).is_dir() else f"a {_describe(kind)}"
+        raise InputError(f"{ref}: not a file holding a {_describe(expect[0])} (found {found})")
+    if kind == "image":
+        return _open_image(ref, warn=warn, platform=platform, expect=expect)
+    return Catalog(
+        ref,
+        kind,
+        _open_plain(
+            ref,
+            kind,
+            warn=warn,
+            permissive=permissive,
+            all_documents=all_documents,
+            image_ref_template=image_ref_template,
+        ),
+    )
+
+
+def _describe(kind: str) -> str:
+    return {
+        "fbc": "file-based catalog",
+        "sqlite": "SQLite index database",
+        "pkgman": "package-manifest / bundle directory",
+        "image": "index image archive",
+    }.get(kind, kind)
+
+
+def _open_plain(
+    ref: str,
+    kind: Kind,
+    *,
+    warn: Warn | None,
+    permissive: bool,
+    all_documents: bool,
+    image_ref_template: str | None,
+) -> PackageSource:
+    if kind == "sqlite":
+        from olmcat.readers.sqlite import SqliteCatalog
+
+        return SqliteCatalog(Path(ref), warn=warn)
+    if kind == "pkgman":
+        from olmcat.readers.directory import DirectoryCatalog
+
+        return DirectoryCatalog(
+            Path(ref),
+            permissive=permissive,
+            all_documents=all_documents,
+            image_ref_template=image_ref_template,
+            warn=warn,
+        )
+    from olmcat.readers.fbc import FbcCatalog
+
+    return FbcCatalog(ref)
+
+
+def _open_image(
+    ref: str, *, warn: Warn | None, platform: str | None, expect: tuple[Kind, ...] | None
+) -> Catalog:
+    from olmcat.oci.archive import extract_catalog
+
+    scratch = Path(tempfile.mkdtemp(prefix="olmcat-image-"))
+    try:
+        found = extract_catalog(Path(ref), scratch / "root", platform=platform)
+        inner: Kind = "sqlite" if found.kind == "sqlite" else "fbc"
+        if expect is not None and inner not in expect:
+            raise InputError(
+                f"{ref}: the image holds a {_describe(inner)}, expected a {_describe(expect[0])}"
+            )
+        source: PackageSource
+        if inner == "sqlite":
+            from olmcat.readers.sqlite import SqliteCatalog
+
+            source = SqliteCatalog(found.path, warn=warn)
+        else:
+            from olmcat.readers.fbc import FbcCatalog
+
+            source = FbcCatalog(found.path)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    catalog = Catalog(ref, "image", source, detail=f"{_describe(inner)} at {found.image_path}")
+    catalog._cleanup.append(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    return catalog

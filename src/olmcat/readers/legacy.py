@@ -1,0 +1,259 @@
+"""The legacy registry's upgrade-graph bookkeeping, shared by the SQLite and directory readers.
+
+The legacy loaders stored a package's graph as ``channel_entry`` rows: one row per edge into a
+bundle, pointing at the row of the bundle it replaces. opm turns those rows back into channel
+entries (``listBundlesQuery``): starting from the rows of minimal depth (the channel heads) it
+follows ``replaces`` pointers; the bundle those chains reach from a row is its ``replaces``, every
+other pointer out of the bundle's rows is a ``skips`` entry.
+
+The directory readers build the same rows in memory exactly as the loader's
+``addPackageChannels`` inserted them, and run the same conversion, so a package-manifest tree
+migrates to what ``initializer`` + ``opm migrate`` produce.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from olmcat.errors import InputError
+from olmcat.go.sort import sort_slice
+from olmcat.model import Bundle, ChannelEntry, Icon, RelatedImage, manifests
+from olmcat.model import property as prop
+from olmcat.model.property import Property
+
+
+@dataclass(slots=True)
+class EntryRow:
+    """One ``channel_entry`` row."""
+
+    entry_id: int
+    channel: str
+    bundle: str
+    replaces: int | None  # entry_id of the row of the replaced bundle
+    depth: int | None
+
+
+def channel_entries(
+    rows: Iterable[EntryRow],
+    tip: int | None,
+    known: Callable[[str], bool],
+    skip_range: Callable[[str], str],
+) -> dict[str, list[ChannelEntry]]:
+    """Channel entries per channel, for the bundles ``known`` accepts, sorted by bundle name.
+
+    ``tip`` is the minimal depth over the whole database (opm computes it globally).
+    """
+    rows = list(rows)
+    by_id = {row.entry_id: row for row in rows}
+    on_chain: set[int] = set()
+    frontier = [row.entry_id for row in rows if tip is not None and row.depth == tip]
+    while frontier:
+        entry_id = frontier.pop()
+        if entry_id in on_chain:
+            continue
+        on_chain.add(entry_id)
+        target = by_id[entry_id].replaces if entry_id in by_id else None
+        if target is not None:
+            frontier.append(target)
+
+    grouped: dict[str, dict[str, list[EntryRow]]] = defaultdict(lambda: defaultdict(list))
+    for row in sorted(rows, key=lambda r: r.entry_id):
+        grouped[row.channel][row.bundle].append(row)
+
+    out: dict[str, list[ChannelEntry]] = {}
+    for channel, bundles in grouped.items():
+        entries = []
+        for bundle, bundle_rows in sorted(bundles.items()):
+            if not known(bundle):
+                continue
+            pointers = [
+                (r.entry_id in on_chain, by_id[r.replaces].bundle)
+                for r in bundle_rows
+                if r.replaces in by_id
+            ]
+            replaced = [name for chained, name in pointers if chained]
+            entries.append(
+                ChannelEntry(
+                    name=bundle,
+                    replaces=max(replaced) if replaced else "",
+                    skips=tuple(name for chained, name in pointers if not chained),
+                    skip_range=skip_range(bundle),
+                )
+            )
+        out[channel] = entries
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class GraphBundle:
+    """What the loader reads of a bundle to lay out its channel rows."""
+
+    name: str
+    replaces: str
+    skips: tuple[str, ...]
+
+
+class ChannelRowBuilder:
+    """Builds ``channel_entry`` rows the way ``addPackageChannels`` inserted them."""
+
+    START_DEPTH = 0
+
+    def __init__(self, bundles: dict[str, GraphBundle]) -> None:
+        self.bundles = bundles
+        self.rows: list[EntryRow] = []
+        self.reached: set[str] = set()
+
+    def _insert(self, channel: str, bundle: str, depth: int) -> EntryRow:
+        row = EntryRow(len(self.rows) + 1, channel, bundle, None, depth)
+        self.rows.append(row)
+        return row
+
+    def add_channel(self, channel: str, head: str) -> list[str]:
+        """Insert the rows of one channel; returns the loader's errors for it (if any)."""
+        errors: list[str] = []
+        current = self._insert(channel, head, self.START_DEPTH)
+        name = head
+        depth = self.START_DEPTH + 1
+        visited = {head}
+        while True:
+            bundle = self.bundles.get(name)
+            if bundle is None:
+                errors.append(f"channel {channel!r}: bundle {name!r} does not exist")
+                break
+            self.reached.add(name)
+            for skip in bundle.skips:
+                skipped = self._insert(channel, skip, depth)
+                synthesized = self._insert(channel, name, depth)
+                synthesized.replaces = skipped.entry_id
+                depth += 1
+            if not bundle.replaces:
+                break
+            replaced = self._insert(channel, bundle.replaces, depth)
+            if bundle.replaces in visited:
+                errors.append(f"channel {channel!r}: cycle, {name} replaces {bundle.replaces}")
+                break
+            visited.add(bundle.replaces)
+            current.replaces = replaced.entry_id
+            if bundle.replaces not in self.bundles:
+                errors.append(
+                    f"channel {channel!r}: {name} replaces {bundle.replaces!r}, "
+                    "which does not exist"
+                )
+                break
+            current, name = replaced, bundle.replaces
+            depth += 1
+        return errors
+
+
+@dataclass(slots=True)
+class StoredBundle:
+    """A bundle as the legacy registry stored it (operatorbundle, properties, dependencies and
+    related_image rows)."""
+
+    name: str
+    package: str
+    version: str
+    image: str
+    properties: list[Property]
+    dependencies: list[tuple[str, str]]  # (type, raw JSON value)
+    manifests: list[str]  # raw JSON documents, in stored order
+    csv: dict[str, Any] | None
+    images: list[str]  # related_image rows
+
+
+def _json_object(raw: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a JSON object")
+    return value
+
+
+def _gvk(raw: str, what: str) -> prop.GVK:
+    value = _json_object(raw, f"{what} GVK")
+    return prop.GVK(
+        manifests.as_str(value.get("group")),
+        manifests.as_str(value.get("kind")),
+        manifests.as_str(value.get("version")),
+    )
+
+
+def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
+    """The olm.bundle opm makes of a stored bundle (``ConvertAPIBundleToModelBundle`` + render).
+
+    ``olm.gvk`` properties and GVK dependencies are rebuilt (struct field order, unknown fields
+    dropped), package dependencies become ``olm.package.required``, other dependency types are
+    dropped, an ``olm.package`` property is added when none is stored, and every manifest becomes
+    an ``olm.bundle.object``. Related images: the CSV's relatedImages (with names) followed by
+    every other stored image, sorted by image.
+    """
+    out: list[Property] = []
+    provided: set[prop.GVK] = set()
+    required: set[prop.GVK] = set()
+    has_package = False
+    for p in bundle.properties:
+        if p.type == prop.TYPE_GVK:
+            provided.add(_gvk(p.value, where))
+        else:
+            has_package = has_package or p.type == prop.TYPE_PACKAGE
+            out.append(p)
+    for type_, raw in bundle.dependencies:
+        if type_ == prop.TYPE_GVK:
+            required.add(_gvk(raw, where))
+        elif type_ == prop.TYPE_PACKAGE:
+            value = _json_object(raw, f"{where} dependency {type_}")
+            out.append(
+                prop.package_required(
+                    manifests.as_str(value.get("packageName")),
+                    manifests.as_str(value.get("version")),
+                )
+            )
+    if not has_package:
+        out.append(prop.package(bundle.package, bundle.version))
+    out.extend(prop.gvk(g.group, g.version, g.kind) for g in provided)
+    out.extend(prop.gvk_required(g.group, g.version, g.kind) for g in required)
+    out.extend(prop.bundle_object(raw.encode()) for raw in bundle.manifests)
+
+    related = (
+        [RelatedImage(n, i) for n, i in manifests.csv_related_images(bundle.csv)]
+        if bundle.manifests
+        else []
+    )
+    known = {ri.image for ri in related}
+    for image in dict.fromkeys(bundle.images):
+        if image not in known:
+            related.append(RelatedImage("", image))
+    # opm appends the stored images in Go map order, then sorts with Go's unstable sort.Slice;
+    # with pdqsort reproduced, ties come out as opm's do whatever that map order was (checked
+    # for every permutation on the corpus case that has ties).
+    sort_slice(related, lambda x, y: x.image < y.image)
+    return Bundle(
+        name=bundle.name,
+        package=bundle.package,
+        image=bundle.image,
+        properties=prop.opm_order(out),
+        related_images=tuple(related),
+    )
+
+
+def package_icon(
+    icon: tuple[str, str] | None, warn: Callable[[str], None], what: str
+) -> Icon | None:
+    """The package icon from a CSV's first icon, decoded as opm decodes it (see
+    ``manifests.decode_icon``) and re-encoded; undecodable data is left out with a warning that
+    starts with ``what``."""
+    if icon is None:
+        return None
+    data, mediatype = icon
+    decoded = manifests.decode_icon(data)
+    if decoded is None:
+        warn(f"{what} is not valid base64; left out")
+        return None
+    return Icon(base64.b64encode(decoded).decode(), mediatype)
