@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from olmcat.errors import InputError, OutputError
+from olmcat.oci import archive as image_mod
 from olmcat.oci.archive import (
     CONFIGS_LABEL,
     DATABASE_LABEL,
@@ -21,7 +22,6 @@ from olmcat.oci.archive import (
     is_image_archive,
     open_image,
 )
-from olmcat.oci import archive as image_mod
 from tests.support.paths import SHARED
 
 IMAGES = SHARED / "corpus" / "images"

@@ -30,6 +30,7 @@ from olmcat.model import (
 from olmcat.model.property import package as package_property
 from olmcat.query import answers as q
 from olmcat.readers.catalog import Catalog, open_catalog
+from olmcat.readers.memory import MemoryCatalog
 from tests.support.paths import catalog_blobs, corpus_path
 
 # -- the golden, read with plain code -------------------------------------------------------------
@@ -441,17 +442,8 @@ def test_resolve_failures() -> None:
             q.resolve(catalog, "nope")
 
 
-class _Memory:
-    """A catalog held in memory (tests of rules the corpus does not exercise)."""
-
-    def __init__(self, *packages: PackageCatalog) -> None:
-        self._packages = packages
-
-    def package_names(self) -> list[str]:
-        return sorted(p.name for p in self._packages)
-
-    def packages(self) -> Iterator[PackageCatalog]:
-        return iter(sorted(self._packages, key=lambda p: p.name))
+def _Memory(*packages: PackageCatalog) -> MemoryCatalog:
+    return MemoryCatalog(packages)
 
 
 def _bundle(version: str) -> Bundle:

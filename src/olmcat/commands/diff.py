@@ -147,13 +147,7 @@ def _compare(
         raise InputError("OLD and NEW cannot both be '-' (stdin)")
 
     def stream(catalog: Catalog) -> Iterator[PackageCatalog]:
-        # Readers that can skip unwanted packages do so; the rest are filtered by paired().
-        from olmcat.readers.fbc import FbcCatalog
-        from olmcat.readers.sqlite import SqliteCatalog
-
-        if wanted is not None and isinstance(catalog.source, (FbcCatalog, SqliteCatalog)):
-            return catalog.source.packages(only=wanted)
-        return catalog.packages()
+        return catalog.packages(wanted)
 
     with open_catalog(old_ref, warn=warn) as old, open_catalog(new_ref, warn=warn) as new:
         if wanted is not None:

@@ -17,11 +17,10 @@ Bundle versions come from the ``olm.package`` property. Lists are sorted by vers
 from __future__ import annotations
 
 import functools
-import inspect
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from olmcat.errors import InputError
 from olmcat.go.semver import (
@@ -34,33 +33,20 @@ from olmcat.go.semver import (
 )
 from olmcat.model import Bundle, Channel, ChannelEntry, PackageCatalog
 from olmcat.model import property as prop
+from olmcat.readers.source import CatalogSource
 
 Row = dict[str, Any]
 
 
-class PackageStream(Protocol):
-    def package_names(self) -> list[str]: ...
-
-    def packages(self) -> Iterator[PackageCatalog]: ...
-
-
-def iter_packages(catalog: PackageStream, only: set[str] | None = None) -> Iterator[PackageCatalog]:
+def iter_packages(catalog: CatalogSource, only: set[str] | None = None) -> Iterator[PackageCatalog]:
     """Packages of ``catalog``, only those named in ``only`` when given.
 
     Readers that can load chosen packages (FBC, SQLite) are asked for just those.
     """
-    source = getattr(catalog, "source", catalog)
-    method = getattr(source, "packages", None)
-    if only is not None and method is not None and "only" in inspect.signature(method).parameters:
-        packages: Iterator[PackageCatalog] = method(only=only)
-    else:
-        packages = catalog.packages()
-    for pkg in packages:
-        if only is None or pkg.name in only:
-            yield pkg
+    return catalog.packages(only)
 
 
-def get_package(catalog: PackageStream, name: str) -> PackageCatalog:
+def get_package(catalog: CatalogSource, name: str) -> PackageCatalog:
     if name in catalog.package_names():
         for pkg in iter_packages(catalog, {name}):
             return pkg
@@ -125,7 +111,7 @@ def _bundle_row(pkg: PackageCatalog, bundle: Bundle, channels: dict[str, list[st
 # ------------------------------------------------------------------------------------------------
 
 
-def packages(catalog: PackageStream) -> list[Row]:
+def packages(catalog: CatalogSource) -> list[Row]:
     """Every package: name, default channel, channel names (gRPC ListPackages / GetPackage)."""
     return [
         {
@@ -137,7 +123,7 @@ def packages(catalog: PackageStream) -> list[Row]:
     ]
 
 
-def channels(catalog: PackageStream, package: str) -> list[Row]:
+def channels(catalog: CatalogSource, package: str) -> list[Row]:
     """The channels of a package with their head and entries (by version)."""
     pkg = get_package(catalog, package)
     versions = {b.name: b.version for b in pkg.bundles}
@@ -159,7 +145,7 @@ def channels(catalog: PackageStream, package: str) -> list[Row]:
     return rows
 
 
-def bundles(catalog: PackageStream, package: str, channel: str | None = None) -> list[Row]:
+def bundles(catalog: CatalogSource, package: str, channel: str | None = None) -> list[Row]:
     """The bundles of a package, or of one of its channels."""
     pkg = get_package(catalog, package)
     in_channels = _channels_of(pkg)
@@ -190,7 +176,7 @@ def _objects(bundle: Bundle) -> list[Row]:
     return out
 
 
-def bundle(catalog: PackageStream, name: str, package: str | None = None) -> Row:
+def bundle(catalog: CatalogSource, name: str, package: str | None = None) -> Row:
     """One bundle in full: channel entries, properties (manifests summarized), related images."""
     found: list[tuple[PackageCatalog, Bundle]] = []
     only = {package} if package is not None else None
@@ -240,7 +226,7 @@ def bundle(catalog: PackageStream, name: str, package: str | None = None) -> Row
 # ------------------------------------------------------------------------------------------------
 
 
-def head(catalog: PackageStream, package: str, channel: str | None = None) -> Row:
+def head(catalog: CatalogSource, package: str, channel: str | None = None) -> Row:
     """The head of a channel (default: the default channel): GetBundleForChannel."""
     pkg = get_package(catalog, package)
     chosen = _channel(pkg, channel)
@@ -256,7 +242,7 @@ def head(catalog: PackageStream, package: str, channel: str | None = None) -> Ro
 
 
 def replaced_by(
-    catalog: PackageStream, name: str, package: str | None = None, channel: str | None = None
+    catalog: CatalogSource, name: str, package: str | None = None, channel: str | None = None
 ) -> list[Row]:
     """Entries that replace or skip ``name``, per channel: GetBundleThatReplaces.
 
@@ -309,7 +295,7 @@ def _distance_from_head(channel: Channel, head_name: str) -> dict[str, int]:
 
 
 def upgrade_path(
-    catalog: PackageStream, package: str, start: str, channel: str | None = None
+    catalog: CatalogSource, package: str, start: str, channel: str | None = None
 ) -> Row:
     """The updates OLM applies one at a time from ``start`` until the head of the channel.
 
@@ -427,7 +413,7 @@ def _negate(version: Version | None) -> Any:
 
 
 def resolve(
-    catalog: PackageStream,
+    catalog: CatalogSource,
     package: str,
     channel: str | None = None,
     version_range: str | None = None,
@@ -517,7 +503,7 @@ def _install_facts(bundle: Bundle) -> tuple[list[str], int | None, str] | None:
 
 
 def install_modes(
-    catalog: PackageStream, *, all_namespaces: bool = False, no_webhooks: bool = False
+    catalog: CatalogSource, *, all_namespaces: bool = False, no_webhooks: bool = False
 ) -> list[Row]:
     """Install modes and webhooks of every channel head whose CSV the catalog holds.
 

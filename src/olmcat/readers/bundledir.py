@@ -48,6 +48,7 @@ from olmcat.model import (
     Bundle,
     Channel,
     ChannelEntry,
+    Meta,
     Package,
     PackageCatalog,
     RelatedImage,
@@ -60,6 +61,7 @@ from olmcat.readers import legacy
 from olmcat.readers.fbc import _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.pkgman import _Walker
+from olmcat.readers.source import selected
 
 Warn = Callable[[str], None]
 Manifest = dict[str, Any]
@@ -933,17 +935,20 @@ class BundleDirCatalog:
     def bundle_dirs(self, package: str) -> list[Path]:
         return list(self._packages[package])
 
+    def global_others(self) -> list[Meta]:
+        return []
+
     def close(self) -> None:
         """Nothing to release; present so every reader has the same interface."""
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
-    def packages(self) -> Iterator[PackageCatalog]:
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
         """Packages in name order. With several CPUs, packages are parsed in worker processes
         (YAML parsing dominates) and taken in order, at most a few ahead, so memory stays
         bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
-        names = self.package_names()
+        names = selected(self.package_names(), only)
         workers = worker_count(len(names))
         if workers < 2:
             for name in names:

@@ -11,24 +11,17 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
+from olmcat.readers.source import CatalogSource
 
 Warn = Callable[[str], None]
 Kind = Literal["fbc", "sqlite", "pkgman", "image"]
-
-
-class PackageSource(Protocol):
-    def package_names(self) -> list[str]: ...
-
-    def packages(self) -> Iterator[PackageCatalog]: ...
-
-    def close(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -37,22 +30,21 @@ class Catalog:
 
     reference: str
     kind: Kind
-    source: PackageSource
+    source: CatalogSource
     detail: str = ""  # e.g. "sqlite in image archive" or the schema of a database
     _cleanup: list[Callable[[], None]] = field(default_factory=list)
 
     def package_names(self) -> list[str]:
         return self.source.package_names()
 
-    def packages(self) -> Iterator[PackageCatalog]:
-        return self.source.packages()
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
+        return self.source.packages(only)
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
     def global_others(self) -> list[Meta]:
-        others = getattr(self.source, "global_others", None)
-        return list(others()) if callable(others) else []
+        return self.source.global_others()
 
     def close(self) -> None:
         self.source.close()
@@ -154,7 +146,7 @@ def _open_plain(
     permissive: bool,
     all_documents: bool,
     image_ref_template: str | None,
-) -> PackageSource:
+) -> CatalogSource:
     if kind == "sqlite":
         from olmcat.readers.sqlite import SqliteCatalog
 
@@ -187,7 +179,7 @@ def _open_image(
             raise InputError(
                 f"{ref}: the image holds a {_describe(inner)}, expected a {_describe(expect[0])}"
             )
-        source: PackageSource
+        source: CatalogSource
         if inner == "sqlite":
             from olmcat.readers.sqlite import SqliteCatalog
 

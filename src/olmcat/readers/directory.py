@@ -8,26 +8,21 @@ directories (``manifests/`` + ``metadata/annotations.yaml``) outside those packa
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Protocol
 
 from olmcat.errors import InputError
-from olmcat.model import PackageCatalog
+from olmcat.model import Meta, PackageCatalog
 from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog
+from olmcat.readers.source import CatalogSource
 
 Warn = Callable[[str], None]
 
 
-class _Source(Protocol):
+class _Source(CatalogSource, Protocol):
     skipped: list[str]
-
-    def package_names(self) -> list[str]: ...
-
-    def packages(self) -> Iterator[PackageCatalog]: ...
-
-    def close(self) -> None: ...
 
 
 class DirectoryCatalog:
@@ -77,8 +72,11 @@ class DirectoryCatalog:
     def package_names(self) -> list[str]:
         return list(self._names)
 
-    def packages(self) -> Iterator[PackageCatalog]:
-        return heapq.merge(*(s.packages() for s in self._sources), key=lambda p: p.name)
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
+        return heapq.merge(*(s.packages(only) for s in self._sources), key=lambda p: p.name)
+
+    def global_others(self) -> list[Meta]:
+        return []
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()

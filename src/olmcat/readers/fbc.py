@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -46,6 +46,7 @@ from olmcat.model import (
     RelatedImage,
 )
 from olmcat.model.property import Property
+from olmcat.readers.source import selected
 
 EXTENSIONS = (".json", ".yaml", ".yml")
 IGNORE_FILE = ".indexignore"
@@ -248,10 +249,9 @@ class FbcCatalog:
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
-    def packages(self, only: set[str] | None = None) -> Iterator[PackageCatalog]:
-        for name in self.package_names():
-            if only is None or name in only:
-                yield self.package(name)
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
+        for name in selected(self.package_names(), only):
+            yield self.package(name)
 
     def package(self, name: str) -> PackageCatalog:
         entries = self._by_package.get(name)

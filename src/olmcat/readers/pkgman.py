@@ -20,7 +20,7 @@ skipped with a warning (``initializer --permissive``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,12 @@ import pathspec
 from olmcat.errors import InputError, ValidationError
 from olmcat.files.yaml import load_all
 from olmcat.go.json import marshal_object
-from olmcat.model import Bundle, Channel, Package, PackageCatalog, manifests
+from olmcat.model import Bundle, Channel, Meta, Package, PackageCatalog, manifests
 from olmcat.model import property as prop
 from olmcat.readers import legacy
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
+from olmcat.readers.source import selected
 
 Warn = Callable[[str], None]
 
@@ -200,16 +201,19 @@ class PkgmanCatalog:
         """Directories that belong to package manifests (bundle dirs below them are theirs)."""
         return {p.path.parent for p in self._packages.values()}
 
+    def global_others(self) -> list[Meta]:
+        return []
+
     def close(self) -> None:
         """Nothing to release; present so every reader has the same interface."""
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
-    def packages(self) -> Iterator[PackageCatalog]:
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
         """Packages in name order. Several are parsed at once in worker processes (YAML parsing
         dominates); results are taken in order, at most a few ahead, so memory stays bounded."""
-        names = self.package_names()
+        names = selected(self.package_names(), only)
         workers = worker_count(len(names))
         if workers < 2:
             yield from self._sequential(names)

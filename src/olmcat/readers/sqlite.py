@@ -28,7 +28,7 @@ import json
 import sqlite3
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from olmcat.go.json import compact
 from olmcat.model import (
     Bundle,
     Channel,
+    Meta,
     Package,
     PackageCatalog,
     manifests,
@@ -245,6 +246,9 @@ class SqliteCatalog:
             self._conn.close()
             raise
 
+    def global_others(self) -> list[Meta]:
+        return []
+
     def close(self) -> None:
         self._conn.close()
 
@@ -279,7 +283,7 @@ class SqliteCatalog:
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
-    def packages(self, only: set[str] | None = None) -> Iterator[PackageCatalog]:
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
         """Yield packages in name order, each fully read before the next one starts."""
         schema = self.schema
         members = "(SELECT DISTINCT package_name, operatorbundle_name FROM channel_entry)"
