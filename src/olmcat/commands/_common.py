@@ -5,14 +5,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from olmcat.errors import OlmcatError
 from olmcat.model import PackageCatalog
+from olmcat.notices import Notice, NoticeLog, report_document, write_report
 
 T = TypeVar("T")
+C = TypeVar("C", bound=click.Command)
 
 
 @dataclass(slots=True)
@@ -45,7 +48,53 @@ def run(ctx: click.Context, action: Callable[[], T]) -> T:
 
 
 def warn(message: str) -> None:
-    click.echo(f"olmcat: warning: {message}", err=True)
+    """Print one warning line on stderr (above a progress bar, if one is showing)."""
+    line = f"olmcat: warning: {message}"
+    if "tqdm" in sys.modules:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    else:
+        click.echo(line, err=True)
+
+
+def print_notice(notice: Notice) -> None:
+    """The CLI's notice sink: one stderr line per warning; info notices go to --report only."""
+    if notice.severity != "info":
+        warn(notice.message)
+
+
+class NoticeReport(NoticeLog):
+    """Prints every notice as it arrives and keeps it for ``--report``."""
+
+    def __init__(self) -> None:
+        super().__init__(forward=print_notice)
+
+    def write(
+        self, path: Path | None, *, command: str, inputs: Iterable[str], **extra: Any
+    ) -> None:
+        if path is not None:
+            write_report(path, report_document(self, command=command, inputs=inputs, **extra))
+
+
+report_option = click.option(
+    "--report",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE.json",
+    help="Also write every notice (left out, rewritten, defaulted) as JSON "
+    "(schema olmcat.report.v1).",
+)
+
+
+def examples(*lines: str) -> Callable[[C], C]:
+    """Append an Examples section to a command's --help (click keeps the lines as written)."""
+
+    def decorate(command: C) -> C:
+        body = "\n".join(f"  {line}" if line else "" for line in lines)
+        command.epilog = f"\b\nExamples:\n{body}"
+        return command
+
+    return decorate
 
 
 def progress_bar(
