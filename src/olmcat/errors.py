@@ -21,3 +21,8 @@ class OutputError(OlmcatError):
 
 class ValidationError(OlmcatError):
     """A catalog breaks a rule of the FBC or legacy format."""
+
+
+class EncodingError(OlmcatError):
+    """A value cannot be written in the requested format the way opm would write it (for example
+    a character that yaml.v2 cannot emit)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 
 from olmcat.diff.compare import diff_catalogs
-from olmcat.diff.delta import channel_closure, delta_catalog, delta_package
+from olmcat.diff.delta import delta_catalog, delta_package
 from olmcat.model import (
     Channel,
     Deprecation,
@@ -17,6 +17,7 @@ from olmcat.model import (
     Meta,
     PackageCatalog,
 )
+from olmcat.model.graph import closure as channel_closure
 from olmcat.readers.fbc import FbcCatalog
 from olmcat.writers.fbc import write_directory
 from tests.support.diff_strategies import (

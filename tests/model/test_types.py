@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from olmcat.errors import ValidationError
 from olmcat.model import (
     Bundle,
     Channel,
@@ -31,9 +32,9 @@ def test_head_is_the_entry_nothing_replaces_or_skips() -> None:
 
 
 def test_two_heads_or_none_is_an_error() -> None:
-    with pytest.raises(ValueError, match="must have one head, found a, b"):
+    with pytest.raises(ValidationError, match="must have exactly one head, found a, b"):
         channel(ChannelEntry("a"), ChannelEntry("b")).head()
-    with pytest.raises(ValueError, match="found none"):
+    with pytest.raises(ValidationError, match="found none"):
         channel(ChannelEntry("a", replaces="b"), ChannelEntry("b", replaces="a")).head()
 
 

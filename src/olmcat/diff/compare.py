@@ -97,7 +97,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -108,7 +107,6 @@ from typing import Any, Final, Literal
 import orjson
 
 from olmcat.errors import InputError
-from olmcat.go.semver import SkipRange, Version, parse_skip_range, parse_version_tolerant
 from olmcat.model import (
     Bundle,
     Channel,
@@ -120,7 +118,9 @@ from olmcat.model import (
     PackageCatalog,
     RelatedImage,
 )
+from olmcat.model.graph import reaching_head, target_head, upgrade_cycles
 from olmcat.model.property import TYPE_BUNDLE_OBJECT, Property
+from olmcat.model.versions import Version, olm_v0_version
 
 __all__ = [
     "JSON_SCHEMA",
@@ -544,23 +544,6 @@ def diff_catalogs(
 # -- small helpers --------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)
-def _skip_range(text: str) -> SkipRange | None:
-    """A parsed skipRange, or None when it is invalid (then it covers nothing, as in OLM)."""
-    try:
-        return parse_skip_range(text)
-    except InputError:
-        return None
-
-
-@functools.lru_cache(maxsize=65536)
-def _version(text: str) -> Version | None:
-    try:
-        return parse_version_tolerant(text)
-    except InputError:
-        return None
-
-
 def bundle_version(bundle: Bundle | None) -> str:
     """The version of a bundle's ``olm.package`` property ("" when it has none or it is bad)."""
     return bundle.version if bundle is not None else ""
@@ -785,95 +768,6 @@ def _channel_diff(old: Channel | None, new: Channel | None) -> ChannelDiff | Non
 # -- channel graphs -------------------------------------------------------------------------------
 
 
-def _upgrades_from(entry: ChannelEntry, versions: Mapping[str, Version]) -> set[str]:
-    """Names an install could upgrade from to ``entry``: replaces, skips, skipRange matches."""
-    sources = set(entry.edges())
-    if entry.skip_range:
-        covered = _skip_range(entry.skip_range)
-        if covered is not None:
-            sources.update(name for name, v in versions.items() if covered.contains(v))
-    return sources
-
-
-def target_head(channel: Channel, versions: Mapping[str, Version]) -> str | None:
-    """The head installs should reach: the only head, or with several the highest version
-    (then the greatest name) — the others are orphans. None when every entry is on a cycle."""
-    heads = channel.heads()
-    if not heads:
-        return None
-    zero = Version(0, 0, 0)
-    return max(heads, key=lambda h: (h in versions, versions.get(h, zero), h))
-
-
-def reaching_head(channel: Channel, versions: Mapping[str, Version]) -> set[str]:
-    """Names from which the :func:`target_head` of ``channel`` can be reached by upgrades.
-
-    ``versions`` maps bundle names to versions for skipRange matching; it may hold names that
-    are not entries of the channel (installed bundles that are gone): those can be reached *from*
-    but the walk does not continue through them. The head itself is included.
-    """
-    head = target_head(channel, versions)
-    if head is None:
-        return set()
-    by_name = {e.name: e for e in channel.entries}
-    frontier = [head]
-    reached = {head}
-    while frontier:
-        entry = by_name[frontier.pop()]
-        for source in _upgrades_from(entry, versions):
-            if source not in reached:
-                reached.add(source)
-                if source in by_name:
-                    frontier.append(source)
-    return reached
-
-
-def _cycles(channel: Channel) -> list[tuple[str, ...]]:
-    """Strongly connected groups of entries with a replaces/skips cycle (Tarjan, iterative)."""
-    by_name = {e.name: e for e in channel.entries}
-    succ = {name: [t for t in e.edges() if t in by_name] for name, e in by_name.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[tuple[str, ...]] = []
-    counter = 0
-    for root in sorted(by_name):
-        if root in index:
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            targets = succ[node]
-            if i < len(targets):
-                work.append((node, i + 1))
-                target = targets[i]
-                if target not in index:
-                    work.append((target, 0))
-                elif target in on_stack:
-                    low[node] = min(low[node], index[target])
-                continue
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1 or node in succ[node]:
-                    found.append(tuple(sorted(group)))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-    return sorted(found)
-
-
 def _versions(names: Iterable[str], *sources: Mapping[str, Bundle]) -> dict[str, Version]:
     """Parsed versions of ``names``, taken from the first source that has the bundle."""
     out: dict[str, Version] = {}
@@ -881,7 +775,7 @@ def _versions(names: Iterable[str], *sources: Mapping[str, Bundle]) -> dict[str,
         for source in sources:
             bundle = source.get(name)
             if bundle is not None:
-                version = _version(bundle_version(bundle))
+                version = olm_v0_version(bundle)
                 if version is not None:
                     out[name] = version
                 break
@@ -934,8 +828,8 @@ def _impact(old: PackageCatalog | None, new: PackageCatalog | None) -> UpgradeIm
         new_heads = after.heads()
         if len(new_heads) > 1 and len(new_heads) > len(old_heads):
             heads.append(MultipleHeads(name, tuple(new_heads)))
-        known = set(_cycles(before)) if before is not None else set()
-        cycles += [Cycle(name, group) for group in _cycles(after) if group not in known]
+        known = set(upgrade_cycles(before)) if before is not None else set()
+        cycles += [Cycle(name, group) for group in upgrade_cycles(after) if group not in known]
         current = {e.name for e in after.entries}
         gone = set(old_names) - current
         dangling += [

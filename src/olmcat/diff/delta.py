@@ -30,42 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from olmcat.diff.compare import bundles_differ, entries_differ, paired
-from olmcat.model import Channel, ChannelEntry, PackageCatalog
+from olmcat.model import Channel, PackageCatalog
+from olmcat.model.graph import closure
 
-__all__ = ["channel_closure", "delta_catalog", "delta_package"]
-
-
-def channel_closure(channel: Channel, wanted: Iterable[str]) -> tuple[ChannelEntry, ...]:
-    """The entries of ``channel`` to keep so that ``wanted`` entries (names) form a valid channel
-    on their own: ``wanted``, the head, and the head's replaces chain down to the deepest wanted
-    entry. The whole channel when it has no single head or a wanted entry is off the chain."""
-    heads = channel.heads()
-    if len(heads) != 1:
-        return channel.entries
-    chain = channel.replaces_chain(heads[0])
-    by_name = {e.name: e for e in channel.entries}
-    position: dict[str, int] = {}
-    for index, name in enumerate(chain):
-        position.setdefault(name, index)
-    skipped_at: dict[str, int] = {}
-    for index, name in enumerate(chain):
-        entry = by_name.get(name)
-        for target in entry.skips if entry is not None else ():
-            skipped_at.setdefault(target, index)
-    deepest = 0
-    keep = {heads[0]}
-    for name in wanted:
-        if name not in by_name:
-            continue
-        keep.add(name)
-        if name in position:
-            deepest = max(deepest, position[name])
-        elif name in skipped_at:
-            deepest = max(deepest, skipped_at[name])
-        else:
-            return channel.entries  # stranded in ``new`` already: no subset is valid
-    keep.update(chain[: deepest + 1])
-    return tuple(e for e in channel.entries if e.name in keep)
+__all__ = ["delta_catalog", "delta_package"]
 
 
 def _changed_entries(
@@ -122,7 +90,7 @@ def delta_package(old: PackageCatalog | None, new: PackageCatalog | None) -> Pac
     channels = []
     for channel in new.channels:
         if channel.name in wanted:
-            kept = channel_closure(channel, wanted[channel.name])
+            kept = closure(channel, wanted[channel.name])
             channels.append(Channel(channel.name, channel.package, kept, channel.properties))
     members = {e.name for c in channels for e in c.entries}
     return PackageCatalog(

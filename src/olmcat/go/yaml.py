@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from functools import cmp_to_key
 from typing import Any
 
+from olmcat.errors import EncodingError
+
 __all__ = ["dump_document", "yaml_v2_key_less"]
 
 _BEST_WIDTH = 80  # yaml.v2 v2.4.0 default; opm never calls FutureLineWrap()
@@ -272,19 +274,19 @@ def _fold_nel_run(match: re.Match[str]) -> str:
 def _as_yaml_v2_reads(s: str, is_key: bool = False) -> str:
     """The string yaml.v2 decodes from Go's JSON encoding of ``s``.
 
-    Raises ValueError where opm itself fails: a character the reader rejects,
+    Raises EncodingError where opm itself fails: a character the reader rejects,
     a NEL inside a key (a flow key cannot span lines), or a NEL followed by a
     document marker.
     """
     bad = _REJECTED_CHARS.search(s)
     if bad is not None:
-        raise ValueError(
+        raise EncodingError(
             f"opm cannot write U+{ord(bad.group()):04X} to YAML (yaml.v2 rejects it): {s!r}"
         )
     if is_key and "\x85" in s:
-        raise ValueError(f"opm cannot write a mapping key containing U+0085: {s!r}")
+        raise EncodingError(f"opm cannot write a mapping key containing U+0085: {s!r}")
     if _NEL_DOCUMENT_MARKER.search(s):
-        raise ValueError(f"opm cannot write a NEL followed by a document marker: {s!r}")
+        raise EncodingError(f"opm cannot write a NEL followed by a document marker: {s!r}")
     return _NEL_RUN.sub(_fold_nel_run, s)
 
 
@@ -305,7 +307,7 @@ def _check_key_length(key: str) -> None:
         + 5 * len(_JSON_LONG_ESCAPES.findall(key))
     )
     if encoded > _FLOW_KEY_MAX_CHARS:
-        raise ValueError(f"opm cannot write a mapping key this long ({encoded} JSON characters)")
+        raise EncodingError(f"opm cannot write a mapping key this long ({encoded} JSON characters)")
 
 
 # --------------------------------------------------------------------------

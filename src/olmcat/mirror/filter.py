@@ -57,7 +57,6 @@ from olmcat.go.semver import (
     Version,
     parse_constraint,
     parse_constraint_version,
-    parse_version_tolerant,
 )
 from olmcat.model import (
     SCHEMA_BUNDLE,
@@ -71,6 +70,8 @@ from olmcat.model import (
     PackageCatalog,
     counted,
 )
+from olmcat.model.graph import opm_chain
+from olmcat.model.versions import olm_v1_version, version_key
 from olmcat.writers import fbc
 
 __all__ = [
@@ -185,20 +186,9 @@ class FilterResult:
 
 
 def bundle_version(bundle: Bundle | None) -> Version | None:
-    """The version of a bundle's ``olm.package`` property (read as OLM reads CSV versions)."""
-    text = bundle.version if bundle is not None else ""
-    if not text:
-        return None
-    for parse in (parse_version_tolerant, parse_constraint_version):
-        try:
-            return parse(text)
-        except InputError:
-            continue
-    return None
-
-
-def _version_key(version: Version | None, name: str) -> tuple[bool, Version, str]:
-    return (version is not None, version or Version(0), name)
+    """The version of a bundle's ``olm.package`` property, read as OLM v1 range selection reads
+    it (ranges and bounds are OLM 1.0 syntax)."""
+    return olm_v1_version(bundle)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -285,7 +275,7 @@ def _choose_head(
         return original_heads[0]
     incoming = {target for entry in entries.values() for target in entry.edges()}
     candidates = [name for name in entries if name not in incoming] or list(entries)
-    return max(candidates, key=lambda name: _version_key(versions.get(name), name))
+    return max(candidates, key=lambda name: version_key(versions.get(name), name))
 
 
 def _without_edge(entry: ChannelEntry, target: str) -> ChannelEntry:
@@ -334,12 +324,7 @@ def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn)
             note(f"{where}: dropped the edge from {name} to the head {head} (it closes a cycle)")
             entries[name] = _without_edge(entry, head)
     _break_cycles(entries, head, where, note)
-    skipped = {s for entry in entries.values() for s in entry.skips}
-    chain = [head]
-    current = entries[head]
-    while current.replaces in entries and current.replaces not in skipped:
-        chain.append(current.replaces)
-        current = entries[current.replaces]
+    chain = opm_chain(entries, head)
     skipped_from_chain = {s for name in chain for s in entries[name].skips}
     stranded = []
     for name, entry in list(entries.items()):
@@ -446,7 +431,7 @@ def filter_package(
     if default not in kept_channels:
         newest = max(
             channels,
-            key=lambda c: _version_key(versions.get(c.head()), ""),
+            key=lambda c: version_key(versions.get(c.head()), ""),
         )
         note(
             f"package {pkg.name}: default channel {default or '(none)'} is filtered out; "

@@ -60,31 +60,25 @@ class Channel:
                 return entry
         return None
 
+    # Conveniences over olmcat.model.graph, where the algorithms live.
+
     def heads(self) -> list[str]:
         """Entries no other entry replaces or skips, sorted. A valid channel has exactly one."""
-        incoming = {target for entry in self.entries for target in entry.edges()}
-        return sorted(e.name for e in self.entries if e.name not in incoming)
+        from olmcat.model import graph
+
+        return graph.heads(self.entries)
 
     def head(self) -> str:
-        """The channel head; raises ValueError unless there is exactly one."""
-        heads = self.heads()
-        if len(heads) != 1:
-            found = ", ".join(heads) if heads else "none"
-            raise ValueError(
-                f"channel {self.package}/{self.name} must have one head, found {found}"
-            )
-        return heads[0]
+        """The channel head; raises ValidationError unless there is exactly one."""
+        from olmcat.model import graph
+
+        return graph.single_head(self)
 
     def replaces_chain(self, start: str) -> list[str]:
         """``start`` and then each bundle it replaces, in order, stopping at a cycle or a gap."""
-        by_name = {e.name: e for e in self.entries}
-        chain: list[str] = []
-        current: str | None = start
-        while current is not None and current not in chain:
-            chain.append(current)
-            entry = by_name.get(current)
-            current = entry.replaces if entry is not None and entry.replaces else None
-        return chain
+        from olmcat.model import graph
+
+        return graph.replaces_chain(self.entries, start)
 
 
 @dataclass(frozen=True, slots=True)

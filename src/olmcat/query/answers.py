@@ -22,17 +22,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from olmcat.errors import InputError
-from olmcat.go.semver import (
-    SkipRange,
-    Version,
-    parse_constraint,
-    parse_skip_range,
-    parse_version,
-    parse_version_tolerant,
-)
+from olmcat.errors import InputError, ValidationError
 from olmcat.model import Bundle, Channel, ChannelEntry, PackageCatalog
 from olmcat.model import property as prop
+from olmcat.model.graph import distance_from_head, single_head
+from olmcat.model.versions import SkipRange, Version, olm_v0_version, opm_version
+from olmcat.model.versions import skip_range as parse_skip_range
+from olmcat.model.versions import version_range as parse_version_range
 from olmcat.readers.source import CatalogSource
 
 Row = dict[str, Any]
@@ -58,15 +54,8 @@ def get_package(catalog: CatalogSource, name: str) -> PackageCatalog:
 # ------------------------------------------------------------------------------------------------
 
 
-def _semver(text: str) -> Version | None:
-    try:
-        return parse_version(text)
-    except InputError:
-        return None
-
-
 def _order(version: str, name: str) -> tuple[bool, Version, str]:
-    parsed = _semver(version)
+    parsed = opm_version(version)
     return (parsed is None, parsed or Version(0), name)
 
 
@@ -81,8 +70,8 @@ def _channel(pkg: PackageCatalog, name: str | None) -> Channel:
 
 def _head(channel: Channel) -> str:
     try:
-        return channel.head()
-    except ValueError as exc:
+        return single_head(channel)
+    except ValidationError as exc:
         raise InputError(str(exc)) from None
 
 
@@ -283,17 +272,6 @@ class _Position:
     version: Version | None
 
 
-def _distance_from_head(channel: Channel, head_name: str) -> dict[str, int]:
-    """Steps from the head along replaces; OLM prefers the candidate nearest the head."""
-    by_name = {e.name: e for e in channel.entries}
-    distance: dict[str, int] = {}
-    current: str | None = head_name
-    while current is not None and current in by_name and current not in distance:
-        distance[current] = len(distance)
-        current = by_name[current].replaces or None
-    return distance
-
-
 def upgrade_path(
     catalog: CatalogSource, package: str, start: str, channel: str | None = None
 ) -> Row:
@@ -308,28 +286,24 @@ def upgrade_path(
     pkg = get_package(catalog, package)
     chosen = _channel(pkg, channel)
     head_name = _head(chosen)
-    versions = {b.name: _semver(b.version) for b in pkg.bundles}
+    versions = {b.name: opm_version(b.version) for b in pkg.bundles}
     referenced = {e.name for e in chosen.entries}
     referenced.update(t for e in chosen.entries for t in (e.replaces, *e.skips) if t)
     if start in referenced:
         current = _Position(start, versions.get(start))
     else:
-        try:
-            wanted = parse_version_tolerant(start)
-        except InputError:
+        wanted = olm_v0_version(start)
+        if wanted is None:
             raise InputError(
                 f"{start!r} is neither a bundle of channel {chosen.name!r} nor a version"
-            ) from None
+            )
         same = sorted(e.name for e in chosen.entries if versions.get(e.name) == wanted)
         current = _Position(same[0] if same else "", wanted)
-    distance = _distance_from_head(chosen, head_name)
+    distance = distance_from_head(chosen, head_name)
     ranges: dict[str, SkipRange | None] = {}
     for entry in chosen.entries:
         if entry.skip_range:
-            try:
-                ranges[entry.name] = parse_skip_range(entry.skip_range)
-            except InputError:
-                ranges[entry.name] = None  # OLM ignores a range it cannot parse
+            ranges[entry.name] = parse_skip_range(entry.skip_range)  # None: OLM ignores it
     first = {
         "name": current.name,
         "version": str(current.version) if current.version is not None else "",
@@ -424,7 +398,7 @@ def resolve(
     range (003 §7.3.8.3, :func:`olmcat.go.semver.parse_constraint`); non-deprecated bundles first,
     then the highest version.
     """
-    constraint = parse_constraint(version_range) if version_range else None
+    constraint = parse_version_range(version_range) if version_range else None
     pkg = get_package(catalog, package)
     in_channels = _channels_of(pkg)
     candidates = list(pkg.bundles)
@@ -434,7 +408,7 @@ def resolve(
     deprecated = pkg.deprecated_names()[2]
     matching: list[tuple[Bundle, Version]] = []
     for candidate in candidates:
-        version = _semver(candidate.version)
+        version = opm_version(candidate.version)
         if version is None:
             continue
         if constraint is None or constraint.contains(version):

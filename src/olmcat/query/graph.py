@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from olmcat.errors import InputError
-from olmcat.go.semver import SkipRange, Version, parse_skip_range, parse_version
 from olmcat.model import PackageCatalog
+from olmcat.model.versions import Version, opm_version, skip_range
 
 GraphFormat = Literal["mermaid", "dot"]
 FORMATS: tuple[GraphFormat, ...] = ("mermaid", "dot")
@@ -99,18 +99,10 @@ def bundle_versions(pkg: PackageCatalog) -> dict[str, Version]:
     left out)."""
     versions: dict[str, Version] = {}
     for bundle in pkg.bundles:
-        try:
-            versions[bundle.name] = parse_version(bundle.version)
-        except InputError:
-            continue
+        version = opm_version(bundle)
+        if version is not None:
+            versions[bundle.name] = version
     return versions
-
-
-def _skip_range(text: str) -> SkipRange | None:
-    try:
-        return parse_skip_range(text)
-    except InputError:
-        return None  # OLM ignores a range it cannot parse; `olmcat validate` reports it
 
 
 def package_graph(
@@ -167,16 +159,12 @@ def package_graph(
                         missing=True,
                     )
                 edges.add((older, entry.name, kind))
-            skip_range = _skip_range(entry.skip_range) if entry.skip_range else None
-            if skip_range is None:
-                continue
+            covered = skip_range(entry.skip_range) if entry.skip_range else None
+            if covered is None:
+                continue  # OLM ignores a range it cannot parse; `olmcat validate` reports it
             for other in entries:
                 version = versions.get(other.name)
-                if (
-                    other.name != entry.name
-                    and version is not None
-                    and skip_range.contains(version)
-                ):
+                if other.name != entry.name and version is not None and covered.contains(version):
                     edges.add((other.name, entry.name, "skipRange"))
         if not nodes:
             continue

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal, TextIO
 
-from olmcat.errors import OutputError
+from olmcat.errors import EncodingError, OutputError
 from olmcat.go.json import go_string, indent
 from olmcat.model import (
     SCHEMA_BUNDLE,
@@ -183,6 +183,16 @@ def check_package_name(name: str) -> None:
         )
 
 
+def _package_chunks(pkg: PackageCatalog, output: OutputFormat) -> Iterator[str]:
+    """The rendered blobs of one package; encoding failures name the package."""
+    try:
+        yield from RENDERERS[output](blobs(pkg))
+    except EncodingError as error:
+        raise EncodingError(
+            f"package {pkg.name!r}: {error}; write JSON instead (-o json), which can hold it"
+        ) from None
+
+
 def stream(
     packages: Iterable[PackageCatalog],
     out: TextIO,
@@ -192,7 +202,7 @@ def stream(
     """Write a whole catalog as one stream (packages in the order given, global blobs last)."""
     render = RENDERERS[output]
     for pkg in packages:
-        for chunk in render(blobs(pkg)):
+        for chunk in _package_chunks(pkg, output):
             out.write(chunk)
     for chunk in render(global_blobs(global_others)):
         out.write(chunk)
@@ -308,7 +318,7 @@ def write_directory(
             seen.add(pkg.name)
             pkg_dir = staging / pkg.name
             pkg_dir.mkdir()
-            _write_file(pkg_dir / filename, render(blobs(pkg)))
+            _write_file(pkg_dir / filename, _package_chunks(pkg, output))
         global_list = list(global_others)
         if global_list:
             _write_file(staging / filename, render(global_blobs(global_list)))

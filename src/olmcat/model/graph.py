@@ -1,0 +1,245 @@
+"""Channel graphs: the one home of every algorithm over replaces / skips / skipRange edges.
+
+A channel is a directed graph: each entry points at the entries it upgrades from (its
+``replaces`` and ``skips``, and through ``skipRange`` every version the range covers). opm and
+OLM ask different questions of it, so the functions are named for the question:
+
+* :func:`heads` / :func:`single_head` — entries nothing upgrades to (a valid channel has one);
+* :func:`replaces_chain` — the head's ``replaces`` chain (dangling targets included);
+* :func:`opm_chain` — the chain as opm v1.72's ``validateReplacesChain`` walks it (it stops at a
+  ``replaces`` target that some entry skips);
+* :func:`replaces_cycles` (``replaces`` edges only, opm's rule) vs :func:`upgrade_cycles`
+  (``replaces`` and ``skips``: loops an install could go round);
+* :func:`upgrade_sources`, :func:`target_head`, :func:`reaching_head` — what OLM v0 can upgrade
+  along, and which installs can still reach the head;
+* :func:`closure` — the smallest sub-channel holding chosen entries that is still valid;
+* :func:`distance_from_head` — steps along ``replaces`` (OLM prefers the nearest candidate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from olmcat.errors import ValidationError
+from olmcat.model.types import Channel, ChannelEntry
+from olmcat.model.versions import ZERO, Version, skip_range
+
+__all__ = [
+    "closure",
+    "distance_from_head",
+    "heads",
+    "opm_chain",
+    "reaching_head",
+    "replaces_chain",
+    "replaces_cycles",
+    "single_head",
+    "target_head",
+    "upgrade_cycles",
+    "upgrade_sources",
+]
+
+
+def heads(entries: Iterable[ChannelEntry]) -> list[str]:
+    """Names no other entry replaces or skips, sorted. A valid channel has exactly one."""
+    listed = list(entries)
+    incoming = {target for entry in listed for target in entry.edges()}
+    return sorted(entry.name for entry in listed if entry.name not in incoming)
+
+
+def single_head(channel: Channel) -> str:
+    """The head of ``channel``; a ValidationError naming the channel unless there is exactly one."""
+    found = heads(channel.entries)
+    if len(found) != 1:
+        what = ", ".join(found) if found else "none"
+        raise ValidationError(
+            f"channel {channel.package}/{channel.name} must have exactly one head, found {what}; "
+            "run `olmcat validate` on the catalog for details"
+        )
+    return found[0]
+
+
+def replaces_chain(entries: Iterable[ChannelEntry], start: str) -> list[str]:
+    """``start`` and then each name it replaces, in order, stopping at a cycle or at a name that
+    is not an entry (that name is included: a dangling ``replaces`` target)."""
+    by_name = {entry.name: entry for entry in entries}
+    chain: list[str] = []
+    current: str | None = start
+    while current is not None and current not in chain:
+        chain.append(current)
+        entry = by_name.get(current)
+        current = entry.replaces if entry is not None and entry.replaces else None
+    return chain
+
+
+def opm_chain(by_name: Mapping[str, ChannelEntry], head: str) -> list[str]:
+    """The replaces chain from ``head`` as opm v1.72 walks it to find stranded bundles: it stops
+    at a ``replaces`` target that any entry skips (a skipped entry is a leaf, it needs no chain
+    below it), at a target outside the channel, and before closing a cycle."""
+    skipped = {target for entry in by_name.values() for target in entry.skips}
+    chain = [head]
+    current = by_name.get(head)
+    while (
+        current is not None
+        and current.replaces
+        and current.replaces not in skipped
+        and current.replaces in by_name
+        and current.replaces not in chain
+    ):
+        chain.append(current.replaces)
+        current = by_name.get(current.replaces)
+    return chain
+
+
+def replaces_cycles(by_name: Mapping[str, ChannelEntry]) -> list[list[str]]:
+    """Cycles along ``replaces`` edges only, each once, starting at its smallest name and closed
+    (``[a, b, a]``); what opm reports as a replaces cycle."""
+    cycles: list[list[str]] = []
+    done: set[str] = set()
+    for start in sorted(by_name):
+        path: list[str] = []
+        position: dict[str, int] = {}
+        current: str | None = start
+        while current is not None and current in by_name and current not in done:
+            if current in position:
+                cycle = path[position[current] :]
+                first = cycle.index(min(cycle))
+                ordered = cycle[first:] + cycle[:first]
+                cycles.append([*ordered, ordered[0]])
+                break
+            position[current] = len(path)
+            path.append(current)
+            current = by_name[current].replaces or None
+        done.update(path)
+    return sorted(cycles)
+
+
+def upgrade_cycles(channel: Channel) -> list[tuple[str, ...]]:
+    """Groups of entries that reach each other along ``replaces`` and ``skips`` (strongly
+    connected components of more than one entry, or an entry pointing at itself), sorted.
+    Tarjan's algorithm, iterative so that long channels cannot exhaust the stack."""
+    by_name = {e.name: e for e in channel.entries}
+    succ = {name: [t for t in e.edges() if t in by_name] for name, e in by_name.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[tuple[str, ...]] = []
+    counter = 0
+    for root in sorted(by_name):
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            targets = succ[node]
+            if i < len(targets):
+                work.append((node, i + 1))
+                target = targets[i]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1 or node in succ[node]:
+                    found.append(tuple(sorted(group)))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return sorted(found)
+
+
+def upgrade_sources(entry: ChannelEntry, versions: Mapping[str, Version]) -> set[str]:
+    """Names an install could upgrade from to ``entry`` under OLM v0: its ``replaces``, its
+    ``skips`` and every name in ``versions`` that its ``skipRange`` covers (an invalid range
+    covers nothing, as in OLM)."""
+    sources = set(entry.edges())
+    if entry.skip_range:
+        covered = skip_range(entry.skip_range)
+        if covered is not None:
+            sources.update(name for name, v in versions.items() if covered.contains(v))
+    return sources
+
+
+def target_head(channel: Channel, versions: Mapping[str, Version]) -> str | None:
+    """The head installs should reach: the only head, or with several the highest version (then
+    the greatest name) — the others are orphans. None when every entry is on a cycle."""
+    found = heads(channel.entries)
+    if not found:
+        return None
+    return max(found, key=lambda h: (h in versions, versions.get(h, ZERO), h))
+
+
+def reaching_head(channel: Channel, versions: Mapping[str, Version]) -> set[str]:
+    """Names from which the :func:`target_head` of ``channel`` can be reached by upgrades.
+
+    ``versions`` maps bundle names to versions for skipRange matching; it may hold names that
+    are not entries of the channel (installed bundles that are gone): those can be reached *from*
+    but the walk does not continue through them. The head itself is included.
+    """
+    head = target_head(channel, versions)
+    if head is None:
+        return set()
+    by_name = {e.name: e for e in channel.entries}
+    frontier = [head]
+    reached = {head}
+    while frontier:
+        entry = by_name[frontier.pop()]
+        for source in upgrade_sources(entry, versions):
+            if source not in reached:
+                reached.add(source)
+                if source in by_name:
+                    frontier.append(source)
+    return reached
+
+
+def closure(channel: Channel, wanted: Iterable[str]) -> tuple[ChannelEntry, ...]:
+    """The entries of ``channel`` to keep so that ``wanted`` entries (names) form a valid channel
+    on their own: ``wanted``, the head, and the head's replaces chain down to the deepest wanted
+    entry. The whole channel when it has no single head or a wanted entry is off the chain."""
+    found = heads(channel.entries)
+    if len(found) != 1:
+        return channel.entries
+    chain = replaces_chain(channel.entries, found[0])
+    by_name = {e.name: e for e in channel.entries}
+    position: dict[str, int] = {}
+    for index, name in enumerate(chain):
+        position.setdefault(name, index)
+    skipped_at: dict[str, int] = {}
+    for index, name in enumerate(chain):
+        entry = by_name.get(name)
+        for target in entry.skips if entry is not None else ():
+            skipped_at.setdefault(target, index)
+    deepest = 0
+    keep = {found[0]}
+    for name in wanted:
+        if name not in by_name:
+            continue
+        keep.add(name)
+        if name in position:
+            deepest = max(deepest, position[name])
+        elif name in skipped_at:
+            deepest = max(deepest, skipped_at[name])
+        else:
+            return channel.entries  # already stranded: no subset is valid
+    keep.update(chain[: deepest + 1])
+    return tuple(e for e in channel.entries if e.name in keep)
+
+
+def distance_from_head(channel: Channel, head: str) -> dict[str, int]:
+    """Steps from ``head`` along ``replaces`` for every entry on that chain."""
+    names = {e.name for e in channel.entries}
+    chain = replaces_chain(channel.entries, head)
+    return {name: steps for steps, name in enumerate(chain) if name in names}

@@ -1,0 +1,90 @@
+"""olmcat.model.graph: the channel-graph algorithms, on channels small enough to check by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from olmcat.errors import ValidationError
+from olmcat.go.semver import Version
+from olmcat.model import Channel, ChannelEntry, graph
+
+
+def channel(*entries: ChannelEntry) -> Channel:
+    return Channel("stable", "demo", entries)
+
+
+E = ChannelEntry
+# a <- b <- c (replaces), d skips b, e is off to the side
+LINEAR = channel(E("a"), E("b", replaces="a"), E("c", replaces="b"))
+
+
+def test_heads_are_entries_nothing_points_to() -> None:
+    assert graph.heads(LINEAR.entries) == ["c"]
+    assert graph.heads([E("x"), E("y")]) == ["x", "y"]
+    assert graph.heads([E("x", replaces="y"), E("y", replaces="x")]) == []
+
+
+def test_single_head_names_the_channel_when_there_is_not_exactly_one() -> None:
+    assert graph.single_head(LINEAR) == "c"
+    with pytest.raises(ValidationError, match="demo/stable must have exactly one head, found x, y"):
+        graph.single_head(channel(E("x"), E("y")))
+
+
+def test_replaces_chain_includes_a_dangling_target_and_stops_at_a_cycle() -> None:
+    assert graph.replaces_chain(LINEAR.entries, "c") == ["c", "b", "a"]
+    assert graph.replaces_chain([E("b", replaces="gone")], "b") == ["b", "gone"]
+    assert graph.replaces_chain([E("x", replaces="y"), E("y", replaces="x")], "x") == ["x", "y"]
+
+
+def test_opm_chain_stops_at_a_skipped_replaces_target() -> None:
+    # c replaces b and also skips it: opm treats b as a leaf, so nothing below c is chained.
+    entries = {
+        e.name: e for e in (E("a"), E("b", replaces="a"), E("c", replaces="b", skips=("b",)))
+    }
+    assert graph.opm_chain(entries, "c") == ["c"]
+    plain = {e.name: e for e in LINEAR.entries}
+    assert graph.opm_chain(plain, "c") == ["c", "b", "a"]
+    assert graph.opm_chain({"c": E("c", replaces="gone")}, "c") == ["c"]
+
+
+def test_replaces_cycles_ignore_skips_but_upgrade_cycles_do_not() -> None:
+    by_skips = channel(E("a", skips=("b",)), E("b", skips=("a",)), E("c", replaces="a"))
+    assert graph.replaces_cycles({e.name: e for e in by_skips.entries}) == []
+    assert graph.upgrade_cycles(by_skips) == [("a", "b")]
+    by_replaces = channel(E("b", replaces="a"), E("a", replaces="b"), E("self", replaces="self"))
+    assert graph.replaces_cycles({e.name: e for e in by_replaces.entries}) == [
+        ["a", "b", "a"],
+        ["self", "self"],
+    ]
+    assert graph.upgrade_cycles(by_replaces) == [("a", "b"), ("self",)]
+
+
+def test_upgrade_sources_add_what_the_skip_range_covers() -> None:
+    versions = {"a": Version(1, 0, 0), "b": Version(1, 1, 0), "z": Version(2, 0, 0)}
+    entry = E("c", replaces="b", skip_range=">=1.0.0 <1.1.0")
+    assert graph.upgrade_sources(entry, versions) == {"a", "b"}
+    assert graph.upgrade_sources(E("c", skip_range="not a range"), versions) == set()
+
+
+def test_reaching_head_walks_replaces_skips_and_ranges_backwards() -> None:
+    versions = {"a": Version(1, 0, 0), "b": Version(1, 1, 0), "old": Version(0, 9, 0)}
+    ch = channel(E("a"), E("b", skip_range="<1.0.0"), E("c", replaces="b"))
+    # Two heads: the target is the versioned one with the highest version.
+    assert graph.heads(ch.entries) == ["a", "c"]
+    assert graph.target_head(ch, versions) == "a"  # c has no version yet
+    versions["c"] = Version(1, 2, 0)
+    assert graph.target_head(ch, versions) == "c"
+    assert graph.reaching_head(ch, versions) == {"c", "b", "old"}
+
+
+def test_closure_keeps_the_chain_from_the_head_down_to_the_deepest_wanted_entry() -> None:
+    ch = channel(E("a"), E("b", replaces="a"), E("c", replaces="b"), E("d", replaces="c"))
+    assert [e.name for e in graph.closure(ch, ["b"])] == ["b", "c", "d"]
+    assert [e.name for e in graph.closure(ch, ["unknown"])] == ["d"]
+    two_heads = channel(E("x"), E("y"))
+    assert graph.closure(two_heads, ["x"]) == two_heads.entries
+
+
+def test_distance_from_head_counts_replaces_steps() -> None:
+    assert graph.distance_from_head(LINEAR, "c") == {"c": 0, "b": 1, "a": 2}
+    assert graph.distance_from_head(channel(E("b", replaces="gone")), "b") == {"b": 0}
