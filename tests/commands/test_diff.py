@@ -175,12 +175,12 @@ def test_usage_error_exits_2(catalogs: dict[str, str]) -> None:
 def test_unexpected_failure_is_trouble_not_difference(
     monkeypatch: pytest.MonkeyPatch, catalogs: dict[str, str]
 ) -> None:
-    import olmcat.diff.compare
+    import olmcat.diff.catalogs
 
     def boom(*_: object) -> None:
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(olmcat.diff.compare, "diff_package", boom)
+    monkeypatch.setattr(olmcat.diff.catalogs, "diff_package", boom)
     code, _, err = invoke("diff", catalogs["linear"], catalogs["grown"])
     assert code == 2
     assert err == (

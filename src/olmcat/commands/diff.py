@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from olmcat.commands._common import CommandError, Settings, warn
-from olmcat.errors import InputError, OlmcatError
+from olmcat.commands._common import CommandError, Settings, print_notice
+from olmcat.errors import OlmcatError
 
 if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
-    from olmcat.diff.compare import CatalogDiff
+    from olmcat.model import CatalogStats
 
 FAIL_ON = ("any", "stranded")
 COLOR = ("auto", "always", "never")
@@ -105,8 +104,15 @@ def diff(
     """
     settings = ctx.find_object(Settings) or Settings()
     try:
-        result = _compare(old, new, set(packages) or None, emit_delta)
+        from olmcat.diff.catalogs import compare
         from olmcat.diff.render import render
+
+        comparison = compare(
+            old, new, packages=packages or None, emit_delta=emit_delta, notify=print_notice
+        )
+        result = comparison.diff
+        if comparison.delta is not None:
+            _delta_summary(comparison.delta, emit_delta)
 
         title = f"Catalog diff: `{old}` → `{new}`"
         text = render(result, output, color=_use_color(color), summary=summary, title=title)
@@ -123,6 +129,18 @@ def diff(
     ctx.exit(0 if result.is_empty() else 1)
 
 
+def _delta_summary(stats: CatalogStats, emit_delta: Path | None) -> None:
+    if not stats.packages:
+        click.echo("olmcat: NEW adds or changes nothing: no delta catalog written", err=True)
+        return
+    click.echo(
+        f"olmcat: wrote delta catalog ({_plural(stats.packages, 'package')}, "
+        f"{_plural(stats.channels, 'channel')}, {_plural(stats.bundles, 'bundle')}) "
+        f"to {emit_delta}",
+        err=True,
+    )
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -133,60 +151,3 @@ def _unexpected(error: Exception) -> str:
         return f"{where}{error.strerror}"
     text = " ".join(str(error).split()) or "no details"
     return f"unexpected {type(error).__name__}: {text} (run with --debug for a traceback)"
-
-
-def _compare(
-    old_ref: str, new_ref: str, wanted: set[str] | None, emit_delta: Path | None
-) -> CatalogDiff:
-    from olmcat.diff.compare import CatalogDiff, PackageDiff, diff_package, paired
-    from olmcat.diff.delta import delta_package
-    from olmcat.model import CatalogStats, PackageCatalog, counted
-    from olmcat.readers.catalog import Catalog, open_catalog
-
-    if old_ref == "-" and new_ref == "-":
-        raise InputError("OLD and NEW cannot both be '-' (stdin)")
-
-    def stream(catalog: Catalog) -> Iterator[PackageCatalog]:
-        return catalog.packages(wanted)
-
-    with open_catalog(old_ref, warn=warn) as old, open_catalog(new_ref, warn=warn) as new:
-        if wanted is not None:
-            known = set(old.package_names()) | set(new.package_names())
-            missing = sorted(wanted - known)
-            if missing:
-                raise InputError(f"no package {', '.join(map(repr, missing))} in either catalog")
-        found: list[PackageDiff] = []
-        if emit_delta is None:
-            for old_pkg, new_pkg in paired(stream(old), stream(new), wanted):
-                change = diff_package(old_pkg, new_pkg)
-                if change is not None:
-                    found.append(change)
-            return CatalogDiff(tuple(found))
-        # One pass feeds both the report and the delta, so each catalog is read only once.
-        from olmcat.writers.fbc import write_directory
-
-        def deltas() -> Iterator[PackageCatalog]:
-            for old_pkg, new_pkg in paired(stream(old), stream(new), wanted):
-                change = diff_package(old_pkg, new_pkg)
-                if change is not None:
-                    found.append(change)
-                kept = delta_package(old_pkg, new_pkg)
-                if kept is not None:
-                    yield kept
-
-        stats = CatalogStats()
-        existed = emit_delta.exists()
-        write_directory(counted(deltas(), stats), emit_delta)
-        if not stats.packages:
-            # An empty directory is no readable catalog: leave none behind (unless it was there).
-            if not existed:
-                emit_delta.rmdir()
-            click.echo("olmcat: NEW adds or changes nothing: no delta catalog written", err=True)
-            return CatalogDiff(tuple(found))
-        click.echo(
-            f"olmcat: wrote delta catalog ({_plural(stats.packages, 'package')}, "
-            f"{_plural(stats.channels, 'channel')}, {_plural(stats.bundles, 'bundle')}) "
-            f"to {emit_delta}",
-            err=True,
-        )
-        return CatalogDiff(tuple(found))

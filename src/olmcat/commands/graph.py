@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from olmcat.commands._common import run, warn
+from olmcat.commands._common import print_notice, run
 
 
 @click.command("render-graph")
@@ -44,11 +44,13 @@ def render_graph(
     olmcat reads: FBC, SQLite database, package-manifest directory or index image archive.
     """
     from olmcat.errors import InputError
-    from olmcat.query.graph import render
+    from olmcat.query.render_graph import render
     from olmcat.readers.catalog import open_catalog
 
     def write() -> None:
-        with open_catalog(catalog, warn=warn, permissive=True, platform=platform) as opened:
+        with open_catalog(
+            catalog, notify=print_notice, permissive=True, platform=platform
+        ) as opened:
             names = opened.package_names()
             if package is not None and package not in names:
                 raise InputError(f"{catalog}: no package {package!r} in the catalog")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from olmcat.commands._common import run, warn
+from olmcat.commands._common import print_notice, run
 from olmcat.mirror.images import FORMATS
 
 
@@ -50,7 +50,7 @@ def images(
     from olmcat.readers.catalog import open_catalog
 
     def action() -> None:
-        with open_catalog(catalog, warn=warn, platform=platform) as opened:
+        with open_catalog(catalog, notify=print_notice, platform=platform) as opened:
             rows = catalog_images(opened.packages())
             if unique:
                 write_unique_images(unique_images(rows), sys.stdout, output)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import quiet_option, run, warn
+from olmcat.commands._common import print_notice, quiet_option, run, warn
 from olmcat.mirror.naming import MAX_POLICY_SIZE
 
 
@@ -111,7 +111,7 @@ def plan_command(
                 publisher=publisher,
             ),
             already_mirrored=already_mirrored,
-            warn=warn,
+            notify=print_notice,
             platform=platform,
         )
         if not quiet:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import run, warn
+from olmcat.commands._common import print_notice, run
 
 format_option = click.option(
     "--format",
@@ -68,7 +68,7 @@ def _answer(
 
     def ask() -> Any:
         with open_catalog(
-            obj.catalog, warn=warn, permissive=True, platform=obj.platform
+            obj.catalog, notify=print_notice, permissive=True, platform=obj.platform
         ) as catalog:
             return question(catalog)
 

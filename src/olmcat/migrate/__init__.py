@@ -89,7 +89,9 @@ def migrate_sqlite(
 
     warnings: list[str] = []
     collect = _collector(warn, warnings)
-    with open_catalog(source, warn=collect, expect=("sqlite",), platform=platform) as catalog:
+    with open_catalog(
+        source, notify=lambda n: collect(n.message), expect=("sqlite",), platform=platform
+    ) as catalog:
         result = write_catalog(
             catalog.packages(),
             out,

@@ -513,7 +513,7 @@ def filter_catalog(
 
     stats = CatalogStats()
     dropped: list[str] = []
-    with open_catalog(reference, warn=collect, platform=platform) as catalog:
+    with open_catalog(reference, notify=lambda n: collect(n.message), platform=platform) as catalog:
         packages = counted(filter_packages(catalog, spec, warn=collect, dropped=dropped), stats)
         if out is None:
             if stdout is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from olmcat.mirror.naming import (
     render_itms,
     render_mapping_txt,
 )
+from olmcat.notices import NoticeSink, discard
 
 __all__ = [
     "CATALOG_SOURCE_FILE",
@@ -61,7 +62,6 @@ IDMS_FILE = "imageDigestMirrorSet.yaml"
 ITMS_FILE = "imageTagMirrorSet.yaml"
 CATALOG_SOURCE_FILE = "catalogSource.yaml"
 
-Warn = Callable[[str], None]
 
 # Suffixes stripped from a catalog's file name when it has to name the policies.
 _ARCHIVE_SUFFIXES = (".tar", ".tgz", ".gz", ".xz", ".bz2", ".oci", ".db", ".sqlite", ".sqlite3")
@@ -171,7 +171,7 @@ def plan_catalog(
     options: PlanOptions,
     *,
     already_mirrored: str | Path | None = None,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     platform: str | None = None,
 ) -> PlanResult:
     """Plan the mirror of every image ``reference`` uses (minus those ``already_mirrored``
@@ -183,10 +183,10 @@ def plan_catalog(
     if options.index_image is None and options.name is None:
         options = replace(options, name=default_name(str(reference)))
     render_plan((), dest, options)  # refuse a bad destination, index or name before reading
-    with open_catalog(reference, warn=warn, platform=platform) as catalog:
+    with open_catalog(reference, notify=notify, platform=platform) as catalog:
         images = {row.image for row in catalog_images(catalog.packages())}
     if already_mirrored is not None:
-        with open_catalog(already_mirrored, warn=warn, platform=platform) as old:
+        with open_catalog(already_mirrored, notify=notify, platform=platform) as old:
             images -= {row.image for row in catalog_images(old.packages())}
     files = render_plan(images, dest, options)
     write_plan(files, out_dir)

@@ -18,6 +18,7 @@ from typing import Literal
 
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.source import CatalogSource
 
 Warn = Callable[[str], None]
@@ -99,7 +100,7 @@ def detect(reference: str) -> Kind:
 def open_catalog(
     reference: str | Path,
     *,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     permissive: bool = False,
     all_documents: bool = False,
     image_ref_template: str | None = None,
@@ -107,8 +108,9 @@ def open_catalog(
     expect: tuple[Kind, ...] | None = None,
 ) -> Catalog:
     """Open any catalog reference. ``expect`` limits the accepted kinds (images always pass
-    through to what they contain)."""
+    through to what they contain). Readers report what they leave out or doubt to ``notify``."""
     ref = str(reference)
+    warn = _as_warn(notify)
     kind = detect(ref)
     if expect is not None and kind != "image" and kind not in expect:
         found = "a directory" if Path(ref).is_dir() else f"a {_describe(kind)}"
@@ -127,6 +129,15 @@ def open_catalog(
             image_ref_template=image_ref_template,
         ),
     )
+
+
+def _as_warn(notify: NoticeSink) -> Warn:
+    """Readers that still report plain strings get them wrapped into notices."""
+
+    def warn(message: str) -> None:
+        notify(Notice("reader.warning", message))
+
+    return warn
 
 
 def _describe(kind: str) -> str:

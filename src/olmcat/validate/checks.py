@@ -845,7 +845,7 @@ def _validate(ref: str, kind: str, summary: Summary, platform: str | None) -> It
     notes: list[str] = []
     from olmcat.readers.catalog import open_catalog
 
-    with open_catalog(ref, warn=notes.append, permissive=True) as catalog:
+    with open_catalog(ref, notify=lambda n: notes.append(n.message), permissive=True) as catalog:
         yield from _stream_with_notes(catalog.packages(), notes, summary)
 
 

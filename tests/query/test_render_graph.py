@@ -30,7 +30,7 @@ from olmcat.model import (
     PackageCatalog,
 )
 from olmcat.model.property import Property, package
-from olmcat.query.graph import package_graph, render
+from olmcat.query.render_graph import package_graph, render
 from olmcat.readers.catalog import open_catalog
 from tests.support.paths import DATA as TEST_DATA
 from tests.support.paths import ROOT, corpus_path
