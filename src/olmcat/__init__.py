@@ -1,3 +1,169 @@
-"""olmcat: migrate, diff and mirror OLM catalogs."""
+"""olmcat: read every legacy OLM catalog form, write file-based catalogs as opm does, diff,
+validate, filter and plan mirroring.
+
+The public library API is what ``__all__`` lists; everything else is internal and may move.
+Names are loaded on first use, so ``import olmcat`` stays cheap for the command line::
+
+    import olmcat
+
+    with olmcat.open_catalog("bundles.db") as catalog:      # any catalog reference
+        for package in catalog.packages():
+            print(package.name, [c.name for c in package.channels])
+
+    log = olmcat.NoticeLog()                                 # what was left out, and why
+    olmcat.migrate_sqlite("bundles.db", Path("out"), notify=log)
+    result = olmcat.compare("old.db", "out")                 # upgrade-graph diff
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> "module:attribute"
+_EXPORTS: dict[str, str] = {
+    # errors and notices
+    "OlmcatError": "olmcat.errors:OlmcatError",
+    "InputError": "olmcat.errors:InputError",
+    "OutputError": "olmcat.errors:OutputError",
+    "ValidationError": "olmcat.errors:ValidationError",
+    "EncodingError": "olmcat.errors:EncodingError",
+    "Notice": "olmcat.notices:Notice",
+    "NoticeLog": "olmcat.notices:NoticeLog",
+    "NoticeSink": "olmcat.notices:NoticeSink",
+    # the model
+    "Package": "olmcat.model.types:Package",
+    "Channel": "olmcat.model.types:Channel",
+    "ChannelEntry": "olmcat.model.types:ChannelEntry",
+    "Bundle": "olmcat.model.types:Bundle",
+    "RelatedImage": "olmcat.model.types:RelatedImage",
+    "Icon": "olmcat.model.types:Icon",
+    "Deprecation": "olmcat.model.types:Deprecation",
+    "DeprecationEntry": "olmcat.model.types:DeprecationEntry",
+    "Meta": "olmcat.model.types:Meta",
+    "PackageCatalog": "olmcat.model.types:PackageCatalog",
+    "Property": "olmcat.model.property:Property",
+    # reading and writing
+    "open_catalog": "olmcat.readers.catalog:open_catalog",
+    "Catalog": "olmcat.readers.catalog:Catalog",
+    "CatalogSource": "olmcat.readers.source:CatalogSource",
+    "MemoryCatalog": "olmcat.readers.memory:MemoryCatalog",
+    "write_directory": "olmcat.writers.fbc:write_directory",
+    "write_stream": "olmcat.writers.fbc:stream",
+    # operations
+    "migrate_sqlite": "olmcat.migrate:migrate_sqlite",
+    "migrate_pkgman": "olmcat.migrate:migrate_pkgman",
+    "MigrateResult": "olmcat.migrate:MigrateResult",
+    "pkgman_to_bundles": "olmcat.writers.bundles:pkgman_to_bundles",
+    "compare": "olmcat.diff.catalogs:compare",
+    "Comparison": "olmcat.diff.catalogs:Comparison",
+    "CatalogDiff": "olmcat.diff.compare:CatalogDiff",
+    "diff_catalogs": "olmcat.diff.compare:diff_catalogs",
+    "delta_catalog": "olmcat.diff.delta:delta_catalog",
+    "validate": "olmcat.validate.checks:validate",
+    "filter_catalog": "olmcat.mirror.filter:filter_catalog",
+    "FilterSpec": "olmcat.mirror.filter:FilterSpec",
+    "PackageSelector": "olmcat.mirror.filter:PackageSelector",
+    "catalog_images": "olmcat.mirror.images:catalog_images",
+    "plan_catalog": "olmcat.mirror.plan:plan_catalog",
+    "PlanOptions": "olmcat.mirror.plan:PlanOptions",
+}
+
+__all__ = [
+    "Bundle",
+    "Catalog",
+    "CatalogDiff",
+    "CatalogSource",
+    "Channel",
+    "ChannelEntry",
+    "Comparison",
+    "Deprecation",
+    "DeprecationEntry",
+    "EncodingError",
+    "FilterSpec",
+    "Icon",
+    "InputError",
+    "MemoryCatalog",
+    "Meta",
+    "MigrateResult",
+    "Notice",
+    "NoticeLog",
+    "NoticeSink",
+    "OlmcatError",
+    "OutputError",
+    "Package",
+    "PackageCatalog",
+    "PackageSelector",
+    "PlanOptions",
+    "Property",
+    "RelatedImage",
+    "ValidationError",
+    "__version__",
+    "catalog_images",
+    "compare",
+    "delta_catalog",
+    "diff_catalogs",
+    "filter_catalog",
+    "migrate_pkgman",
+    "migrate_sqlite",
+    "open_catalog",
+    "pkgman_to_bundles",
+    "plan_catalog",
+    "validate",
+    "write_directory",
+    "write_stream",
+]
+
+
+def __getattr__(name: str) -> Any:
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'olmcat' has no attribute {name!r}")
+    module, _, attribute = target.partition(":")
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # the same names, for type checkers and IDEs
+    from olmcat.diff.catalogs import Comparison, compare
+    from olmcat.diff.compare import CatalogDiff, diff_catalogs
+    from olmcat.diff.delta import delta_catalog
+    from olmcat.errors import (
+        EncodingError,
+        InputError,
+        OlmcatError,
+        OutputError,
+        ValidationError,
+    )
+    from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
+    from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog
+    from olmcat.mirror.images import catalog_images
+    from olmcat.mirror.plan import PlanOptions, plan_catalog
+    from olmcat.model.property import Property
+    from olmcat.model.types import (
+        Bundle,
+        Channel,
+        ChannelEntry,
+        Deprecation,
+        DeprecationEntry,
+        Icon,
+        Meta,
+        Package,
+        PackageCatalog,
+        RelatedImage,
+    )
+    from olmcat.notices import Notice, NoticeLog, NoticeSink
+    from olmcat.readers.catalog import Catalog, open_catalog
+    from olmcat.readers.memory import MemoryCatalog
+    from olmcat.readers.source import CatalogSource
+    from olmcat.validate.checks import validate
+    from olmcat.writers.bundles import pkgman_to_bundles
+    from olmcat.writers.fbc import stream as write_stream
+    from olmcat.writers.fbc import write_directory

@@ -1,0 +1,32 @@
+"""The public library API: every name in olmcat.__all__ resolves, lazily."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import olmcat
+
+
+def test_every_public_name_resolves() -> None:
+    for name in olmcat.__all__:
+        assert getattr(olmcat, name) is not None, name
+    assert sorted(olmcat.__all__) == dir(olmcat)
+
+
+def test_importing_olmcat_loads_no_reader() -> None:
+    # The CLI imports the package first: it must stay cheap (readers load on first use).
+    code = "import sys, olmcat; print(sorted(m for m in sys.modules if m.startswith('olmcat')))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "['olmcat']"
+
+
+def test_unknown_names_raise_attribute_error() -> None:
+    try:
+        olmcat.no_such_thing  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as error:
+        assert "no_such_thing" in str(error)
+    else:  # pragma: no cover
+        raise AssertionError("expected AttributeError")
