@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "PackageSelector": "olmcat.mirror.filter:PackageSelector",
     "catalog_images": "olmcat.mirror.images:catalog_images",
     "plan_catalog": "olmcat.mirror.plan:plan_catalog",
+    "export_sqlite": "olmcat.export.sqlite:export_sqlite",
     "PlanOptions": "olmcat.mirror.plan:PlanOptions",
 }
 
@@ -105,6 +106,7 @@ __all__ = [
     "compare",
     "delta_catalog",
     "diff_catalogs",
+    "export_sqlite",
     "filter_catalog",
     "migrate_pkgman",
     "migrate_sqlite",
@@ -142,6 +144,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         OutputError,
         ValidationError,
     )
+    from olmcat.export.sqlite import export_sqlite
     from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
     from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog
     from olmcat.mirror.images import catalog_images

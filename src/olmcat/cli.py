@@ -26,6 +26,7 @@ COMMANDS = {
     "images": "olmcat.commands.images:images",
     "filter": "olmcat.commands.filter:filter_command",
     "mirror": "olmcat.commands.mirror:mirror",
+    "export": "olmcat.commands.export:export",
 }
 
 

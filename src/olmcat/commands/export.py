@@ -1,0 +1,45 @@
+"""``olmcat export``: a catalog in other shapes, for other tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from olmcat.commands._common import examples, print_notice, quiet_option, run
+
+
+@click.group("export")
+def export() -> None:
+    """Write a catalog in a shape other tools read (SQL databases)."""
+
+
+@examples(
+    "olmcat export sqlite bundles.db catalog.sqlite",
+    "olmcat export sqlite catalog/ catalog.sqlite && datasette catalog.sqlite",
+    "sqlite3 catalog.sqlite \"SELECT package, name FROM bundles WHERE image LIKE '%kiali%'\"",
+)
+@export.command("sqlite")
+@click.argument("catalog")
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
+)
+@quiet_option
+@click.pass_context
+def export_sqlite_command(
+    ctx: click.Context, catalog: str, out: Path, platform: str | None, quiet: bool
+) -> None:
+    """Write CATALOG as a relational SQLite database OUT, for ad-hoc SQL and Datasette.
+
+    CATALOG is any catalog reference. OUT must not exist; it appears only when complete. Tables:
+    packages (with full-text search on name and description), channels, entries, entry_skips,
+    bundles, properties (type, JSON value), related_images and deprecations, joined by foreign
+    keys. This is a database for queries, not an index database opm can serve.
+    """
+    from olmcat.export.sqlite import export_sqlite
+
+    result = run(ctx, lambda: export_sqlite(catalog, out, notify=print_notice, platform=platform))
+    if not quiet:
+        counts = ", ".join(f"{n} {t}" for t, n in result.rows.items() if n)
+        click.echo(f"wrote {out} ({counts}) in {result.seconds:.2f} s", err=True)
