@@ -117,6 +117,21 @@ def progress_bar(
     return wrap
 
 
+platform_option = click.option(
+    "--platform",
+    metavar="OS/ARCH",
+    help="For multi-arch index images: the platform to read (default linux/amd64).",
+)
+
+fbc_format_option = click.option(
+    "-o",
+    "--output",
+    type=click.Choice(("json", "yaml")),
+    default="json",
+    show_default=True,
+    help="Format of the catalog files (catalog.json or catalog.yaml per package).",
+)
+
 quiet_option = click.option(
     "-q", "--quiet", is_flag=True, help="No progress bar and no summary line."
 )

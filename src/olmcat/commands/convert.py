@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import quiet_option, run, warn
+from olmcat.commands._common import examples, quiet_option, run, warn
 
 
 @click.group()
@@ -14,6 +14,10 @@ def convert() -> None:
     """Convert a legacy catalog from one directory layout to another."""
 
 
+@examples(
+    "olmcat convert pkgman-to-bundles manifests/ bundles/",
+    "olmcat migrate pkgman bundles/ catalog/   # the same catalog, from the converted tree",
+)
 @convert.command("pkgman-to-bundles")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))

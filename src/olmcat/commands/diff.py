@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from olmcat.commands._common import CommandError, Settings, print_notice
+from olmcat.commands._common import CommandError, Settings, examples, print_notice
 from olmcat.errors import OlmcatError
 
 if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
@@ -38,6 +38,12 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+@examples(
+    "olmcat diff old-index.db new-index.db",
+    "olmcat diff --format json -p etcd old.db catalog/",
+    "olmcat diff --fail-on stranded old.db new.db    # CI gate",
+    "olmcat diff old.db new.db --emit-delta delta/",
+)
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")

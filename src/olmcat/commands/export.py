@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import examples, print_notice, quiet_option, run
+from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run
 
 
 @click.group("export")
@@ -17,14 +17,12 @@ def export() -> None:
 @examples(
     "olmcat export sqlite bundles.db catalog.sqlite",
     "olmcat export sqlite catalog/ catalog.sqlite && datasette catalog.sqlite",
-    "sqlite3 catalog.sqlite \"SELECT package, name FROM bundles WHERE image LIKE '%kiali%'\"",
+    "olmcat export sqlite index.db x.sqlite && sqlite3 x.sqlite 'SELECT name, image FROM bundles'",
 )
 @export.command("sqlite")
 @click.argument("catalog")
 @click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @quiet_option
 @click.pass_context
 def export_sqlite_command(

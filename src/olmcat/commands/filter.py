@@ -7,10 +7,21 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import quiet_option, run, warn
-from olmcat.writers.fbc import FORMATS
+from olmcat.commands._common import (
+    examples,
+    fbc_format_option,
+    platform_option,
+    quiet_option,
+    run,
+    warn,
+)
 
 
+@examples(
+    "olmcat filter index.db filtered/ -p etcd -p 'kiali:stable@>=1.30.0'",
+    "olmcat filter --heads-only catalog/ - | jq -c 'select(.schema==\"olm.bundle\") | .name'",
+    "olmcat filter --drop-deprecated --min-version 1.0.0 catalog/ out/",
+)
 @click.command("filter")
 @click.argument("catalog")
 @click.argument("out")
@@ -32,17 +43,8 @@ from olmcat.writers.fbc import FORMATS
     is_flag=True,
     help="Leave out what olm.deprecations entries and olm.deprecated properties deprecate.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(FORMATS),
-    default="json",
-    show_default=True,
-    help="Format of the catalog files (catalog.json or catalog.yaml per package).",
-)
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@fbc_format_option
+@platform_option
 @quiet_option
 @click.pass_context
 def filter_command(

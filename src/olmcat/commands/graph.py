@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import click
 
-from olmcat.commands._common import print_notice, run
+from olmcat.commands._common import examples, platform_option, print_notice, run
 
 
+@examples(
+    "olmcat render-graph -p etcd index.db > etcd.mmd",
+    "olmcat render-graph --format dot -p etcd catalog/ | dot -Tsvg > etcd.svg",
+    "olmcat render-graph --minimum-edge etcdoperator.v0.9.0 index.db",
+)
 @click.command("render-graph")
 @click.argument("catalog")
 @click.option("--package", "-p", "package", metavar="NAME", help="Only this package.")
@@ -24,9 +29,7 @@ from olmcat.commands._common import print_notice, run
     help="Start from this installed bundle: only its package, only entries of at least its "
     "version.",
 )
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @click.pass_context
 def render_graph(
     ctx: click.Context,

@@ -6,10 +6,15 @@ import sys
 
 import click
 
-from olmcat.commands._common import print_notice, run
+from olmcat.commands._common import examples, platform_option, print_notice, run
 from olmcat.mirror.images import FORMATS
 
 
+@examples(
+    "olmcat images index.db",
+    "olmcat images --unique index-image.oci.tar > images.txt",
+    "olmcat images --format json catalog/ | jq '.[] | select(.kind==\"related\")'",
+)
 @click.command("images")
 @click.argument("catalog")
 @click.option(
@@ -26,9 +31,7 @@ from olmcat.mirror.images import FORMATS
     is_flag=True,
     help="Only the distinct image references, sorted (what has to be copied).",
 )
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @click.pass_context
 def images(
     ctx: click.Context, catalog: str, output: str, unique: bool, platform: str | None

@@ -7,18 +7,16 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import progress_bar, quiet_option, run, warn
-from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
-from olmcat.writers.fbc import FORMATS
-
-output_option = click.option(
-    "-o",
-    "--output",
-    type=click.Choice(FORMATS),
-    default="json",
-    show_default=True,
-    help="Format of the catalog files (catalog.json or catalog.yaml per package).",
+from olmcat.commands._common import (
+    examples,
+    fbc_format_option,
+    platform_option,
+    progress_bar,
+    quiet_option,
+    run,
+    warn,
 )
+from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
 
 
 def summary(result: MigrateResult, destination: str) -> str:
@@ -40,10 +38,16 @@ def migrate() -> None:
     """Convert a legacy catalog into a file-based catalog (FBC)."""
 
 
+@examples(
+    "olmcat migrate sqlite bundles.db out/",
+    "olmcat migrate sqlite -o yaml bundles.db out/",
+    "olmcat migrate sqlite index-image.oci.tar out/",
+    "olmcat migrate sqlite --migrate-level bundle-object-to-csv-metadata bundles.db out/",
+)
 @migrate.command("sqlite")
 @click.argument("database", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))
-@output_option
+@fbc_format_option
 @click.option(
     "--migrate-level",
     type=click.Choice(MIGRATE_LEVELS),
@@ -52,9 +56,7 @@ def migrate() -> None:
     help="As opm v1.72: bundle-object-to-csv-metadata replaces olm.bundle.object properties "
     "by one olm.csv.metadata property.",
 )
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @quiet_option
 @click.pass_context
 def migrate_sqlite_command(
@@ -91,10 +93,15 @@ def migrate_sqlite_command(
         click.echo(summary(result, str(out)), err=True)
 
 
+@examples(
+    "olmcat migrate pkgman manifests/ out/",
+    "olmcat migrate pkgman manifests/etcd          # one package, FBC on stdout",
+    "olmcat migrate pkgman --permissive manifests/ out/",
+)
 @migrate.command("pkgman")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False), required=False)
-@output_option
+@fbc_format_option
 @click.option(
     "--permissive",
     is_flag=True,

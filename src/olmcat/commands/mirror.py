@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import print_notice, quiet_option, run, warn
+from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run, warn
 from olmcat.mirror.naming import MAX_POLICY_SIZE
 
 
@@ -15,6 +15,11 @@ def mirror() -> None:
     """Mirror a catalog into a registry of a disconnected cluster."""
 
 
+@examples(
+    "olmcat mirror plan index.db mirror.example.com:5000/olm manifests/",
+    "olmcat mirror plan filtered/ mirror.example.com/olm out/ --index-image quay.io/acme/index:v1",
+    "olmcat mirror plan new.db registry.local/olm out/ --already-mirrored old.db",
+)
 @mirror.command("plan")
 @click.argument("catalog")
 @click.argument("dest")
@@ -59,9 +64,7 @@ def mirror() -> None:
 )
 @click.option("--display-name", help="spec.displayName of the CatalogSource.")
 @click.option("--publisher", help="spec.publisher of the CatalogSource.")
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @quiet_option
 @click.pass_context
 def plan_command(

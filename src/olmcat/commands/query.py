@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import print_notice, run
+from olmcat.commands._common import examples, platform_option, print_notice, run
 
 format_option = click.option(
     "--format",
@@ -83,9 +83,7 @@ class _Query:
 
 @click.group()
 @click.argument("catalog")
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @click.pass_context
 def query(ctx: click.Context, catalog: str, platform: str | None) -> None:
     """Answer registry / catalogd / OLM questions about CATALOG offline.
@@ -97,6 +95,10 @@ def query(ctx: click.Context, catalog: str, platform: str | None) -> None:
     ctx.obj = _Query(catalog, platform)
 
 
+@examples(
+    "olmcat query index.db packages",
+    "olmcat query catalog/ packages --format table",
+)
 @query.command("packages")
 @format_option
 @click.pass_context
@@ -107,6 +109,9 @@ def packages_command(ctx: click.Context, format_: str) -> None:
     _answer(ctx, q.packages, format_)
 
 
+@examples(
+    "olmcat query index.db channels -p etcd",
+)
 @query.command("channels")
 @click.option("--package", "-p", "package", required=True, help="Package name.")
 @format_option
@@ -118,6 +123,10 @@ def channels_command(ctx: click.Context, package: str, format_: str) -> None:
     _answer(ctx, lambda c: q.channels(c, package), format_)
 
 
+@examples(
+    "olmcat query index.db bundles -p etcd",
+    "olmcat query index.db bundles -p etcd -c alpha --format table",
+)
 @query.command("bundles")
 @click.option("--package", "-p", "package", required=True, help="Package name.")
 @click.option("--channel", "-c", help="Only the entries of this channel.")
@@ -130,6 +139,9 @@ def bundles_command(ctx: click.Context, package: str, channel: str | None, forma
     _answer(ctx, lambda c: q.bundles(c, package, channel), format_)
 
 
+@examples(
+    "olmcat query index.db bundle etcdoperator.v0.9.2",
+)
 @query.command("bundle")
 @click.argument("name")
 @click.option("--package", "-p", "package", help="Package, when several hold NAME.")
@@ -145,6 +157,10 @@ def bundle_command(ctx: click.Context, name: str, package: str | None, format_: 
     _answer(ctx, lambda c: q.bundle(c, name, package), format_, rows)
 
 
+@examples(
+    "olmcat query index.db head -p etcd",
+    "olmcat query index.db head -p etcd -c alpha",
+)
 @query.command("head")
 @click.option("--package", "-p", "package", required=True, help="Package name.")
 @click.option("--channel", "-c", help="Channel (default: the package's default channel).")
@@ -157,6 +173,9 @@ def head_command(ctx: click.Context, package: str, channel: str | None, format_:
     _answer(ctx, lambda c: q.head(c, package, channel), format_, lambda answer: [answer])
 
 
+@examples(
+    "olmcat query index.db replaces etcdoperator.v0.9.2",
+)
 @query.command("replaces")
 @click.argument("bundle")
 @click.option("--package", "-p", "package", help="Only this package.")
@@ -172,6 +191,10 @@ def replaces_command(
     _answer(ctx, lambda c: q.replaced_by(c, bundle, package, channel), format_)
 
 
+@examples(
+    "olmcat query index.db upgrades -p etcd --from etcdoperator.v0.6.1",
+    "olmcat query index.db upgrades -p etcd --from 0.9.0 -c alpha",
+)
 @query.command("upgrades")
 @click.option("--package", "-p", "package", required=True, help="Package name.")
 @click.option(
@@ -199,6 +222,10 @@ def upgrades_command(
     )
 
 
+@examples(
+    "olmcat query catalog/ resolve -p etcd",
+    "olmcat query catalog/ resolve -p etcd -c alpha --version '>=0.9.0, <0.9.4'",
+)
 @query.command("resolve")
 @click.option("--package", "-p", "package", required=True, help="Package name.")
 @click.option("--channel", "-c", help="Only bundles of this channel.")
@@ -228,6 +255,9 @@ def resolve_command(
     )
 
 
+@examples(
+    "olmcat query index.db install-modes --all-namespaces --format table",
+)
 @query.command("install-modes")
 @click.option("--all-namespaces", is_flag=True, help="Only heads supporting AllNamespaces.")
 @click.option("--no-webhooks", is_flag=True, help="Only heads known to define no webhooks.")

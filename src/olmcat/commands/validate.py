@@ -7,9 +7,14 @@ import time
 
 import click
 
-from olmcat.commands._common import quiet_option, run
+from olmcat.commands._common import examples, platform_option, quiet_option, run
 
 
+@examples(
+    "olmcat validate catalog/",
+    "olmcat validate --format json index.db > problems.json",
+    "cat catalog.json | olmcat validate -",
+)
 @click.command("validate")
 @click.argument("catalog")
 @click.option(
@@ -21,9 +26,7 @@ from olmcat.commands._common import quiet_option, run
     help="text: one problem per line as it is found; json: one document at the end.",
 )
 @click.option("--strict", is_flag=True, help="Warnings make the catalog invalid too.")
-@click.option(
-    "--platform", help="For multi-arch index images: os/arch to read (default linux/amd64)."
-)
+@platform_option
 @quiet_option
 @click.pass_context
 def validate(

@@ -1,0 +1,40 @@
+"""Every command's --help works and ends with examples."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from olmcat.cli import cli
+
+
+def _leaf_commands() -> list[list[str]]:
+    """Paths of every runnable command (groups' subcommands, recursively)."""
+    found: list[list[str]] = []
+    ctx = click.Context(cli)
+
+    def walk(group: click.Group, path: list[str]) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, name
+            if isinstance(command, click.Group):
+                walk(command, [*path, name])
+            else:
+                found.append([*path, name])
+
+    walk(cli, [])
+    return found
+
+
+@pytest.mark.parametrize("path", _leaf_commands(), ids=" ".join)
+def test_help_ends_with_examples(path: list[str]) -> None:
+    # query takes its CATALOG before the subcommand
+    args = [path[0], "CATALOG", *path[1:]] if path[0] == "query" else path
+    result = CliRunner().invoke(cli, [*args, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Examples:\n" in result.output
+    examples = [line.strip() for line in result.output.split("Examples:\n", 1)[1].splitlines()]
+    # each example is a command line that runs olmcat (possibly inside a pipeline)
+    assert any(line.startswith("olmcat ") for line in examples)
+    assert all("olmcat " in line for line in examples if line), examples
