@@ -88,3 +88,59 @@ def test_closure_keeps_the_chain_from_the_head_down_to_the_deepest_wanted_entry(
 def test_distance_from_head_counts_replaces_steps() -> None:
     assert graph.distance_from_head(LINEAR, "c") == {"c": 0, "b": 1, "a": 2}
     assert graph.distance_from_head(channel(E("b", replaces="gone")), "b") == {"b": 0}
+
+
+# ------------------------------------------------------------------------------------------------
+# One resolver step: candidates and choices
+# ------------------------------------------------------------------------------------------------
+
+
+def v(text: str) -> Version:
+    return Version.parse(text)
+
+
+def test_legacy_successors_by_replaces_skips_and_skip_range() -> None:
+    entries = [
+        E("a"),
+        E("b", replaces="a"),
+        E("c", replaces="b", skips=("a",), skip_range="<0.2.0"),
+    ]
+    assert graph.legacy_successors(entries, "a", v("0.1.0")) == [("b", "replaces"), ("c", "skips")]
+    # a version the catalog does not hold (nameless): only skipRange can catch it
+    assert graph.legacy_successors(entries, "", v("0.1.5")) == [("c", "skipRange")]
+    assert graph.legacy_successors(entries, "", v("0.2.0")) == []
+    # an invalid skipRange covers nothing, as in OLM
+    assert graph.legacy_successors([E("x", skip_range="not a range")], "", v("0.1.0")) == []
+
+
+def test_semver_successors_follow_the_caret_rule_per_major_and_zero_versions() -> None:
+    versions = {
+        n: v(t) for n, t in [("a", "1.0.0"), ("b", "1.4.0"), ("c", "2.0.0"), ("p", "1.5.0-rc.1")]
+    }
+    # same major, never the version itself, no pre-release unless the installed one is one
+    assert graph.semver_successors(versions, v("1.0.0")) == ["b"]
+    zero = {n: v(t) for n, t in [("a", "0.2.3"), ("b", "0.2.9"), ("c", "0.3.0"), ("d", "0.0.4")]}
+    assert graph.semver_successors(zero, v("0.2.3")) == ["b"]  # 0.x: patch steps only
+    assert graph.semver_successors(zero, v("0.0.3")) == []  # 0.0.x: no automatic step
+
+
+def test_olm_v0_takes_the_candidate_nearest_the_head_then_the_highest_version() -> None:
+    versions = {"b": v("1.1.0"), "c": v("1.2.0"), "x": v("9.0.0")}
+    assert graph.olm_v0_choice(["b", "c"], {"c": 0, "b": 1}, versions) == "c"
+    assert graph.olm_v0_choice(["b", "c"], {"c": 1, "b": 0}, versions) == "b"
+    # off the replaces chain counts as farthest; among equals the highest version wins
+    assert graph.olm_v0_choice(["x", "b"], {"b": 0, "c": 1}, versions) == "b"
+    assert graph.olm_v0_choice(["x", "c"], {}, versions) == "x"
+
+
+def test_olm_v1_takes_non_deprecated_then_highest_version_and_release() -> None:
+    versions = {"b": v("1.1.0"), "c": v("1.2.0+2"), "d": v("1.2.0+10"), "n": v("1.2.0")}
+    assert graph.olm_v1_choice(["b", "c", "d"], versions) == "d"  # release 10 > 2
+    assert graph.olm_v1_choice(["n", "c"], versions) == "c"  # a release beats none
+    assert graph.olm_v1_choice(["b", "c", "d"], versions, {"c", "d"}) == "b"
+
+
+def test_semver_reaching_is_every_version_one_caret_step_below() -> None:
+    pairs = [("a", "1.0.0"), ("b", "1.1.0"), ("h", "1.3.0"), ("z", "0.9.0")]
+    versions = {n: v(t) for n, t in pairs}
+    assert graph.semver_reaching("h", versions) == {"a", "b", "h"}

@@ -13,25 +13,35 @@ OLM ask different questions of it, so the functions are named for the question:
 * :func:`upgrade_sources`, :func:`target_head`, :func:`reaching_head` — what OLM v0 can upgrade
   along, and which installs can still reach the head;
 * :func:`closure` — the smallest sub-channel holding chosen entries that is still valid;
-* :func:`distance_from_head` — steps along ``replaces`` (OLM prefers the nearest candidate).
+* :func:`distance_from_head` — steps along ``replaces`` (OLM prefers the nearest candidate);
+* :func:`legacy_successors`, :func:`semver_successors` — what one upgrade step may pick under
+  OLM's catalog edges or OLM v1's semver rule; :func:`olm_v0_choice` / :func:`olm_v1_choice` —
+  which candidate each resolver takes; :func:`semver_reaching` — installs that can still reach a
+  target by semver steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from typing import Literal
 
 from olmcat.errors import ValidationError
 from olmcat.model.types import Channel, ChannelEntry
-from olmcat.model.versions import ZERO, Version, skip_range
+from olmcat.model.versions import ZERO, Version, skip_range, version_range
 
 __all__ = [
     "closure",
     "distance_from_head",
     "heads",
+    "legacy_successors",
+    "olm_v0_choice",
+    "olm_v1_choice",
     "opm_chain",
     "reaching_head",
     "replaces_chain",
     "replaces_cycles",
+    "semver_reaching",
+    "semver_successors",
     "single_head",
     "target_head",
     "upgrade_cycles",
@@ -243,3 +253,122 @@ def distance_from_head(channel: Channel, head: str) -> dict[str, int]:
     names = {e.name for e in channel.entries}
     chain = replaces_chain(channel.entries, head)
     return {name: steps for steps, name in enumerate(chain) if name in names}
+
+
+Via = Literal["replaces", "skips", "skipRange", "semver"]
+
+
+def legacy_successors(
+    entries: Iterable[ChannelEntry], name: str, version: Version | None
+) -> list[tuple[str, Via]]:
+    """Entries an install of ``name`` (at ``version``) may upgrade to in one step, by the
+    catalog's edges: those that replace it, skip it, or whose skipRange (blang, as OLM v0 and
+    v1 read it) holds its version. ``name`` may be empty (only a version is known) or a bundle
+    that is no entry any more. Each entry once, with the first edge kind that applies."""
+    found: list[tuple[str, Via]] = []
+    for entry in entries:
+        if entry.name == name:
+            continue
+        if name and entry.replaces == name:
+            found.append((entry.name, "replaces"))
+        elif name and name in entry.skips:
+            found.append((entry.name, "skips"))
+        elif version is not None and entry.skip_range:
+            covered = skip_range(entry.skip_range)
+            if covered is not None and covered.contains(version):
+                found.append((entry.name, "skipRange"))
+    return found
+
+
+def semver_successors(candidates: Mapping[str, Version], version: Version) -> list[str]:
+    """Names whose version an OLM v1 semver upgrade accepts from ``version``: the Masterminds
+    constraint ``^V, != V`` (operator-controller's ``semverSuccessor`` behind the feature gate
+    ForceSemverUpgradeConstraints, v0.7 to v1.1): same major for 1.x and later, same minor for
+    0.x, no automatic step for 0.0.x."""
+    text = str(version)
+    constraint = version_range(f"^{text}, != {text}")
+    return [name for name, v in candidates.items() if constraint.contains(v)]
+
+
+def olm_v0_choice(
+    candidates: Collection[str], distance: Mapping[str, int], versions: Mapping[str, Version]
+) -> str:
+    """The candidate OLM v0 takes: the one nearest the head along ``replaces`` (entries off the
+    chain count as farthest), then the highest version, then the smallest name."""
+    far = len(distance)
+    return min(
+        candidates,
+        key=lambda n: (distance.get(n, far), _Descending(versions.get(n)), n),
+    )
+
+
+def olm_v1_choice(
+    candidates: Collection[str],
+    versions: Mapping[str, Version],
+    deprecated: Collection[str] = (),
+) -> str:
+    """The candidate OLM v1 (operator-controller) takes: not deprecated first, then the highest
+    version and release (registry+v1 bundles carry the release in the build metadata), then
+    the smallest name."""
+    return min(
+        candidates,
+        key=lambda n: (n in deprecated, _Descending(versions.get(n), release=True), n),
+    )
+
+
+def semver_reaching(target: str, versions: Mapping[str, Version]) -> set[str]:
+    """Names (with a version in ``versions``) from which ``target`` can be reached by semver
+    steps (:func:`semver_successors`, through any of ``versions``). ``target`` is included."""
+    reached = {target}
+    frontier = [target]
+    while frontier:
+        current = versions.get(frontier.pop())
+        if current is None:
+            continue
+        for name, version in versions.items():
+            if name not in reached and semver_successors({name: current}, version):
+                reached.add(name)
+                frontier.append(name)
+    return reached
+
+
+class _Descending:
+    """Sort key: higher versions first, unknown versions last; with ``release`` the build
+    metadata breaks ties as operator-controller's ``VersionRelease`` does."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, version: Version | None, *, release: bool = False) -> None:
+        self.key: tuple[int, Version, Version] = (
+            (0, ZERO, ZERO)
+            if version is None
+            else (1, version.replace(build=None), _release(version) if release else ZERO)
+        )
+
+    def __lt__(self, other: _Descending) -> bool:
+        return self.key > other.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+_RELEASE_MAX = 20
+
+
+def _release(version: Version) -> Version:
+    """A bundle's release as a comparable value (``0.0.1-<release>``; no release: ``0.0.0``,
+    which sorts below every release). The build metadata is a release when every dot-separated
+    part is a valid pre-release identifier and it is at most 20 characters (operator-registry's
+    ``NewRelease``)."""
+    build = version.build or ""
+    if not build or len(build) > _RELEASE_MAX:
+        return ZERO
+    for part in build.split("."):
+        if not part or (part.isdigit() and len(part) > 1 and part[0] == "0"):
+            return ZERO
+        if not all((c.isalnum() and c.isascii()) or c == "-" for c in part):
+            return ZERO
+    return Version(0, 0, 1, prerelease=build)
