@@ -144,3 +144,61 @@ def test_semver_reaching_is_every_version_one_caret_step_below() -> None:
     pairs = [("a", "1.0.0"), ("b", "1.1.0"), ("h", "1.3.0"), ("z", "0.9.0")]
     versions = {n: v(t) for n, t in pairs}
     assert graph.semver_reaching("h", versions) == {"a", "b", "h"}
+
+
+def test_olm_v0_walk_prefers_the_candidate_nearest_the_head() -> None:
+    # a(1.0) <- b(1.1) <- c(1.2) <- d(1.3), and d also skips a: from a OLM v0 jumps to d
+    chan = channel(
+        E("a"), E("b", replaces="a"), E("c", replaces="b"), E("d", replaces="c", skips=("a",))
+    )
+    versions = {
+        n: v(t) for n, t in [("a", "1.0.0"), ("b", "1.1.0"), ("c", "1.2.0"), ("d", "1.3.0")]
+    }
+    walk = graph.olm_v0_walk(chan, "a", versions["a"], versions)
+    assert [(s.name, s.via) for s in walk.steps] == [("d", "skips")]
+    assert walk.end == "d" and not walk.looped
+    walk = graph.olm_v0_walk(chan, "b", versions["b"], versions)
+    assert walk.names == ["b", "c", "d"]
+    # a version the catalog never held, caught by nothing: no step
+    assert graph.olm_v0_walk(chan, "", v("0.5.0"), versions).end == ""
+
+
+def test_olm_v0_walk_reports_a_loop_and_leaves_a_cycle_through_an_exit() -> None:
+    versions = {"h": v("3.0.0"), "x": v("1.0.0"), "y": v("2.0.0")}
+    # x and y skip each other; h replaces x, so from y the walk leaves the cycle through x
+    chan = channel(E("h", replaces="x"), E("x", skips=("y",)), E("y", skips=("x",)))
+    assert graph.olm_v0_walk(chan, "y", versions["y"], versions, head="h").names == ["y", "x", "h"]
+    # without the exit the walk goes round: y -> x -> y
+    closed = channel(E("h"), E("x", skips=("y",)), E("y", skips=("x",)))
+    walk = graph.olm_v0_walk(closed, "y", versions["y"], versions, head="h")
+    assert walk.looped and walk.end == "y" and walk.names == ["y", "x"]
+
+
+def test_olm_v1_walk_takes_the_highest_successor_and_honours_policy_and_range() -> None:
+    # 1.0 <- 1.1 <- 2.0 (replaces chain); 1.5 skips 1.0 (a side branch)
+    chan = channel(
+        E("a"), E("b", replaces="a"), E("s", skips=("a",)), E("c", replaces="b", skips=("s",))
+    )
+    versions = {
+        n: v(t) for n, t in [("a", "1.0.0"), ("b", "1.1.0"), ("s", "1.5.0"), ("c", "2.0.0")]
+    }
+    walk = graph.olm_v1_walk([chan], "a", versions["a"], versions)
+    assert walk.names == [
+        "a",
+        "s",
+        "c",
+    ]  # v1: highest successor (s), v0 would take b (on the chain)
+    assert graph.olm_v0_walk(chan, "a", versions["a"], versions).names == ["a", "b", "c"]
+    # semver: 1.x may go to any higher 1.x, never to 2.0.0 by itself
+    assert graph.olm_v1_walk([chan], "a", versions["a"], versions, semver=True).names == ["a", "s"]
+    # SelfCertified: straight to the best allowed bundle
+    walk = graph.olm_v1_walk([chan], "a", versions["a"], versions, self_certified=True)
+    assert [(s.name, s.via) for s in walk.steps] == [("c", "semver")]
+    # a range keeps the walk below 1.2
+    walk = graph.olm_v1_walk(
+        [chan], "a", versions["a"], versions, allowed=lambda n: n != "s" and n != "c"
+    )
+    assert walk.names == ["a", "b"]
+    # a deprecated successor is taken only when nothing else is offered
+    walk = graph.olm_v1_walk([chan], "a", versions["a"], versions, deprecated={"s"})
+    assert walk.names == ["a", "b", "c"]

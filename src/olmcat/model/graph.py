@@ -17,12 +17,15 @@ OLM ask different questions of it, so the functions are named for the question:
 * :func:`legacy_successors`, :func:`semver_successors` — what one upgrade step may pick under
   OLM's catalog edges or OLM v1's semver rule; :func:`olm_v0_choice` / :func:`olm_v1_choice` —
   which candidate each resolver takes; :func:`semver_reaching` — installs that can still reach a
-  target by semver steps.
+  target by semver steps;
+* :func:`olm_v0_walk` / :func:`olm_v1_walk` — the whole sequence of upgrades each resolver
+  performs from an installed bundle, one step at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from olmcat.errors import ValidationError
@@ -35,7 +38,9 @@ __all__ = [
     "heads",
     "legacy_successors",
     "olm_v0_choice",
+    "olm_v0_walk",
     "olm_v1_choice",
+    "olm_v1_walk",
     "opm_chain",
     "reaching_head",
     "replaces_chain",
@@ -372,3 +377,119 @@ def _release(version: Version) -> Version:
         if not all((c.isalnum() and c.isascii()) or c == "-" for c in part):
             return ZERO
     return Version(0, 0, 1, prerelease=build)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    name: str
+    via: Via
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """The upgrades a resolver performs, in order. ``end`` is the bundle it settles on (the
+    start when no step is taken; "" when the start has no name and nothing upgrades it);
+    ``looped`` is set when it would go round a cycle (then ``end`` is where the loop closes)."""
+
+    start: str
+    steps: tuple[Step, ...]
+    end: str
+    looped: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        return (
+            [self.start, *(s.name for s in self.steps)]
+            if self.start
+            else [s.name for s in self.steps]
+        )
+
+
+def olm_v0_walk(
+    channel: Channel,
+    start: str,
+    version: Version | None,
+    versions: Mapping[str, Version],
+    *,
+    head: str | None = None,
+) -> Walk:
+    """OLM v0 (Subscription) upgrades from ``start`` (at ``version``) one step at a time until
+    the channel head (or ``head``): each step takes the :func:`legacy_successors` candidate
+    :func:`olm_v0_choice` prefers."""
+    target = head if head is not None else target_head(channel, versions)
+    distance = distance_from_head(channel, target) if target is not None else {}
+    steps: list[Step] = []
+    seen = {start} if start else set()
+    current, current_version = start, version
+    while current != target or not current:
+        found = dict(legacy_successors(channel.entries, current, current_version))
+        if not found:
+            break
+        chosen = olm_v0_choice(list(found), distance, versions)
+        if chosen in seen:
+            return Walk(start, tuple(steps), chosen, looped=True)
+        seen.add(chosen)
+        steps.append(Step(chosen, found[chosen]))
+        current, current_version = chosen, versions.get(chosen)
+    return Walk(start, tuple(steps), current)
+
+
+def olm_v1_walk(
+    channels: Sequence[Channel],
+    start: str,
+    version: Version | None,
+    versions: Mapping[str, Version],
+    *,
+    semver: bool = False,
+    self_certified: bool = False,
+    deprecated: Collection[str] = (),
+    allowed: Callable[[str], bool] | None = None,
+) -> Walk:
+    """OLM v1 (operator-controller) resolutions from ``start`` until nothing newer is picked.
+
+    Candidates are the bundles of ``channels`` that ``allowed`` accepts (a ClusterExtension's
+    version range) and that succeed the installed one -- by catalog edges
+    (:func:`legacy_successors`, in any of the channels), by :func:`semver_successors` with
+    ``semver``, or any bundle with ``self_certified`` (upgradeConstraintPolicy: SelfCertified) --
+    or have exactly its version and release. :func:`olm_v1_choice` picks; the walk ends when the
+    pick has the installed version and release (nothing to do) or there is no candidate.
+    """
+    pool = {e.name for c in channels for e in c.entries if e.name in versions}
+    if allowed is not None:
+        pool = {name for name in pool if allowed(name)}
+    pool_versions = {name: versions[name] for name in pool}
+    steps: list[Step] = []
+    seen = {start} if start else set()
+    current, current_version = start, version
+    while True:
+        found: dict[str, Via] = {}
+        if self_certified:
+            found = {name: "semver" for name in pool}
+        elif semver:
+            if current_version is not None:
+                found = {n: "semver" for n in semver_successors(pool_versions, current_version)}
+        else:
+            for channel in channels:
+                for name, via in legacy_successors(channel.entries, current, current_version):
+                    if name in pool:
+                        found.setdefault(name, via)
+        same = {
+            n for n in pool if current_version is not None and _same(versions[n], current_version)
+        }
+        candidates = set(found) | same
+        if not candidates:
+            break
+        chosen = olm_v1_choice(candidates, versions, deprecated)
+        if chosen in same or chosen == current:
+            break
+        if chosen in seen:
+            return Walk(start, tuple(steps), chosen, looped=True)
+        seen.add(chosen)
+        steps.append(Step(chosen, found[chosen]))
+        current, current_version = chosen, versions.get(chosen)
+    return Walk(start, tuple(steps), current)
+
+
+def _same(left: Version, right: Version) -> bool:
+    """Equal version and release (operator-controller's ``ExactVersionRelease``)."""
+    return left.compare(right) == 0 and _release(left) == _release(right)
