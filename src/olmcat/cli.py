@@ -27,6 +27,7 @@ COMMANDS = {
     "filter": "olmcat.commands.filter:filter_command",
     "mirror": "olmcat.commands.mirror:mirror",
     "export": "olmcat.commands.export:export",
+    "upgrade-check": "olmcat.commands.upgrade:upgrade_check",
 }
 
 
