@@ -631,7 +631,12 @@ def _walk_channels(
     else:
         reason = f"{resolver} stops at {walk.end}, which nothing in {where} upgrades further"
         if semantics == "semver":
-            reason = f"{resolver} stops at {walk.end}: the head is not within ^{walk.end}"
+            end_version = versions.get(walk.end)
+            reason = (
+                f"{resolver} stops at {walk.end}: the head {verdict.head_version or head} is "
+                f"not within ^{end_version} (a major version, or a minor version below 1.0.0, "
+                "needs a manual step)"
+            )
     verdict.add("no-path", f"no upgrade path to the head {head}: {reason}")
     return None
 
