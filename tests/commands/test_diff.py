@@ -177,7 +177,7 @@ def test_unexpected_failure_is_trouble_not_difference(
 ) -> None:
     import olmcat.diff.catalogs
 
-    def boom(*_: object) -> None:
+    def boom(*_: object, **__: object) -> None:
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(olmcat.diff.catalogs, "diff_package", boom)
@@ -250,3 +250,17 @@ def test_real_process(catalogs: dict[str, str]) -> None:
         check=False,
     )
     assert done.returncode == 1 and "stranded install" in done.stdout
+
+
+def test_semantics_option_decides_what_is_stranded(tmp_path: Path) -> None:
+    # 1.0.0 <- 1.5.0 grows a 2.0.0: nothing stranded along replaces, both 1.x stranded by semver
+    old = fbc(tmp_path, "old", package([channel("stable", E(A.name), E(B.name, A.name))], [A, B]))
+    major = fbc(
+        tmp_path,
+        "major",
+        package([channel("stable", E(A.name), E(B.name, A.name), E(C.name, B.name))], [A, B, C]),
+    )
+    code, out, _ = invoke("diff", "--fail-on", "stranded", old, major)
+    assert code == 0 and "stranded installs: 0" in out
+    code, out, _ = invoke("diff", "--fail-on", "stranded", "--semantics", "semver", old, major)
+    assert code == 1 and "stranded installs: 2" in out

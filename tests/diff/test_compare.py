@@ -16,6 +16,7 @@ from olmcat.diff.compare import (
     CatalogDiff,
     StrandedInstall,
     diff_catalogs,
+    diff_package,
     paired,
     reaching_head,
 )
@@ -544,3 +545,22 @@ def test_mirror_helper_swaps() -> None:
         "added": [],
         "removed": [1],
     }
+
+
+def test_semver_semantics_strand_installs_a_major_release_leaves_behind() -> None:
+    # 1.0.0 <- 1.5.0 (head); NEW adds 2.0.0 replacing 1.5.0. Along replaces everything still
+    # reaches the head; under OLM v1's semver mode 2.0.0 is out of ^1.x reach.
+    old = package([channel("stable", E(A.name), E(B.name, A.name))], [A, B])
+    new = package([channel("stable", E(A.name), E(B.name, A.name), E(C.name, B.name))], [A, B, C])
+    legacy = diff_package(old, new)
+    assert legacy is not None and legacy.impact.stranded == ()
+    semver_diff = diff_package(old, new, semantics="semver")
+    assert semver_diff is not None
+    assert [(s.bundle, s.reason) for s in semver_diff.impact.stranded] == [
+        (A.name, "no-path"),
+        (B.name, "no-path"),
+    ]
+    # a minor release within the major strands nobody under either semantics
+    minor = package([channel("stable", E(A.name), E(B.name, A.name))], [A, B])
+    result = diff_package(package([channel("stable", E(A.name))], [A]), minor, semantics="semver")
+    assert result is not None and result.impact.stranded == ()

@@ -613,3 +613,21 @@ def test_package_manifest_directories_are_queried_too(tmp_path: Path) -> None:
         assert q.upgrade_path(catalog, "aqua", "1.0.2", "6.2.0")["steps"] == [
             {"name": "aqua-operator.v6.2.0", "version": "6.2.0", "via": "skipRange"}
         ]
+
+
+def test_upgrades_under_semver_semantics() -> None:
+    # hpe-csi-operator stable: 1.1.0 ... 1.4.1 -> 2.0.0 along replaces. OLM v1's semver mode goes
+    # straight to the highest 1.x and needs a manual step to 2.0.0.
+    with opened("expected", "index-upstream.json") as catalog:
+        legacy = q.upgrade_path(catalog, "hpe-csi-operator", "1.1.0")
+        assert legacy["semantics"] == "legacy" and legacy["reachesHead"] is True
+        assert [s for s, _ in steps(legacy)][-1] == "hpe-csi-operator.v2.0.0"
+        semver_answer = q.upgrade_path(catalog, "hpe-csi-operator", "1.1.0", semantics="semver")
+        assert semver_answer["head"] == "hpe-csi-operator.v2.0.0"
+        assert steps(semver_answer) == [("hpe-csi-operator.v1.4.1", "semver")]
+        assert semver_answer["reachesHead"] is False
+        # 0.x: only patch steps -- opentelemetry 0.21.0 cannot move to 0.27.0 by itself
+        otel = q.upgrade_path(catalog, "opentelemetry-operator", "0.21.0", semantics="semver")
+        assert (otel["steps"], otel["reachesHead"]) == ([], False)
+        with pytest.raises(InputError, match="unknown semantics"):
+            q.upgrade_path(catalog, "hpe-csi-operator", "1.1.0", semantics="fast")

@@ -79,6 +79,14 @@ def _use_color(choice: str) -> bool:
     "(not created when there is nothing).",
 )
 @click.option(
+    "--semantics",
+    type=click.Choice(("legacy", "semver")),
+    default="legacy",
+    show_default=True,
+    help="Which installs count as stranded: legacy follows replaces/skips/skipRange to the "
+    "channel head (OLM v0); semver follows OLM v1's semver successors to the highest version.",
+)
+@click.option(
     "--color",
     type=click.Choice(COLOR),
     default="auto",
@@ -95,6 +103,7 @@ def diff(
     summary: bool,
     fail_on: str,
     emit_delta: Path | None,
+    semantics: str,
     color: str,
 ) -> None:
     """Show what changed from catalog OLD to catalog NEW.
@@ -114,7 +123,12 @@ def diff(
         from olmcat.diff.render import render
 
         comparison = compare(
-            old, new, packages=packages or None, emit_delta=emit_delta, notify=print_notice
+            old,
+            new,
+            packages=packages or None,
+            emit_delta=emit_delta,
+            notify=print_notice,
+            semantics=semantics,
         )
         result = comparison.diff
         if comparison.delta is not None:

@@ -20,6 +20,15 @@ format_option = click.option(
     help="json: the whole answer; table: one row per item, aligned columns.",
 )
 
+semantics_option = click.option(
+    "--semantics",
+    type=click.Choice(["legacy", "semver"]),
+    default="legacy",
+    show_default=True,
+    help="legacy: replaces/skips/skipRange, the candidate nearest the head first (OLM v0); "
+    "semver: any higher version within ^current, highest first (OLM v1's semver mode).",
+)
+
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -205,18 +214,24 @@ def replaces_command(
     help="Installed version (or bundle name); it need not be in the catalog.",
 )
 @click.option("--channel", "-c", help="Channel (default: the package's default channel).")
+@semantics_option
 @format_option
 @click.pass_context
 def upgrades_command(
-    ctx: click.Context, package: str, start: str, channel: str | None, format_: str
+    ctx: click.Context,
+    package: str,
+    start: str,
+    channel: str | None,
+    semantics: str,
+    format_: str,
 ) -> None:
     """The updates OLM applies one at a time from an installed version to the channel head,
-    through replaces, skips and skipRange."""
+    through replaces, skips and skipRange (--semantics semver: OLM v1's semver successors)."""
     from olmcat.query import answers as q
 
     _answer(
         ctx,
-        lambda c: q.upgrade_path(c, package, start, channel),
+        lambda c: q.upgrade_path(c, package, start, channel, semantics),
         format_,
         lambda answer: answer["steps"],
     )

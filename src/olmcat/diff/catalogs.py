@@ -38,12 +38,14 @@ def compare(
     packages: Collection[str] | None = None,
     emit_delta: Path | None = None,
     notify: NoticeSink = discard,
+    semantics: str = "legacy",
 ) -> Comparison:
     """Compare catalog ``old`` with catalog ``new`` (references or opened catalogs).
 
     ``packages`` restricts the comparison (a name found in neither catalog is an InputError).
     ``emit_delta`` also writes an FBC directory holding what is new or changed in ``new``; it is
-    written atomically and not created when there is nothing to write.
+    written atomically and not created when there is nothing to write. ``semantics`` (legacy or
+    semver) decides which installs count as stranded (:mod:`olmcat.diff.compare`).
     """
     if old == "-" and new == "-":
         raise InputError("OLD and NEW cannot both be '-' (stdin)")
@@ -58,7 +60,7 @@ def compare(
         found: list[PackageDiff] = []
         if emit_delta is None:
             for old_pkg, new_pkg in pairs:
-                change = diff_package(old_pkg, new_pkg)
+                change = diff_package(old_pkg, new_pkg, semantics=semantics)
                 if change is not None:
                     found.append(change)
             return Comparison(CatalogDiff(tuple(found)))
@@ -68,7 +70,7 @@ def compare(
         def deltas() -> Iterator[PackageCatalog]:
             # One pass feeds both the report and the delta, so each catalog is read only once.
             for old_pkg, new_pkg in pairs:
-                change = diff_package(old_pkg, new_pkg)
+                change = diff_package(old_pkg, new_pkg, semantics=semantics)
                 if change is not None:
                     found.append(change)
                 kept = delta_package(old_pkg, new_pkg)

@@ -14,8 +14,11 @@ Upgrade impact (:class:`UpgradeImpact`) is computed per channel. A bundle can *r
 head (with several heads: the one of highest version; the others are orphans) when a chain of
 entries leads from it to that head, where entry ``E`` upgrades from ``X`` if
 ``E`` replaces ``X``, skips ``X``, or ``E``'s skipRange (blang/semver syntax) contains ``X``'s
-version. A bundle of the old channel is a **stranded install** when it could reach the head of
-the old channel but cannot reach the head of the new one (reason ``no-path``), or when its channel
+version. With ``semantics="semver"`` (OLM v1's semver mode) the head is instead the channel's
+highest version and ``E`` upgrades from ``X`` when ``E``'s version is within ``^X`` (higher, same
+major; same minor below 1.0.0). A bundle of the old channel is a **stranded install** when it
+could reach the head of the old channel but cannot reach the head of the new one (reason
+``no-path``), or when its channel
 (``channel-removed``) or package (``package-removed``) is gone. Also reported: channels whose
 number of heads grows past one (``multipleHeads``), replaces/skips cycles that are new
 (``cycles``), and ``replaces`` targets that were entries of the old channel but are not entries
@@ -118,7 +121,13 @@ from olmcat.model import (
     PackageCatalog,
     RelatedImage,
 )
-from olmcat.model.graph import reaching_head, target_head, upgrade_cycles
+from olmcat.model.graph import (
+    olm_v1_choice,
+    reaching_head,
+    semver_reaching,
+    target_head,
+    upgrade_cycles,
+)
 from olmcat.model.property import TYPE_BUNDLE_OBJECT, Property
 from olmcat.model.versions import Version, olm_v0_version
 
@@ -531,11 +540,12 @@ def diff_catalogs(
     new: Iterable[PackageCatalog],
     *,
     packages: set[str] | None = None,
+    semantics: str = "legacy",
 ) -> CatalogDiff:
     """Compare two catalogs given as name-sorted package streams (``open_catalog(...)``)."""
     found = []
     for old_pkg, new_pkg in paired(old, new, packages):
-        result = diff_package(old_pkg, new_pkg)
+        result = diff_package(old_pkg, new_pkg, semantics=semantics)
         if result is not None:
             found.append(result)
     return CatalogDiff(tuple(found))
@@ -782,19 +792,32 @@ def _versions(names: Iterable[str], *sources: Mapping[str, Bundle]) -> dict[str,
     return out
 
 
+def _reaching(channel: Channel, versions: Mapping[str, Version], semantics: str) -> set[str]:
+    """Names that can reach the channel's target: its head along catalog edges (legacy), or its
+    highest version by semver steps (semver)."""
+    if semantics != "semver":
+        return reaching_head(channel, versions)
+    pool = [e.name for e in channel.entries if e.name in versions]
+    if not pool:
+        return set()
+    return semver_reaching(olm_v1_choice(pool, versions), versions)
+
+
 def _stranded_all(
-    channel: Channel, bundles: Mapping[str, Bundle], reason: StrandReason
+    channel: Channel, bundles: Mapping[str, Bundle], reason: StrandReason, semantics: str
 ) -> list[StrandedInstall]:
     """Installs of a channel that disappears: those that had a path to its head."""
     names = [e.name for e in channel.entries]
-    reach = reaching_head(channel, _versions(names, bundles))
+    reach = _reaching(channel, _versions(names, bundles), semantics)
     return [
         StrandedInstall(channel.name, name, bundle_version(bundles.get(name)), reason)
         for name in sorted(set(names) & reach)
     ]
 
 
-def _impact(old: PackageCatalog | None, new: PackageCatalog | None) -> UpgradeImpact:
+def _impact(
+    old: PackageCatalog | None, new: PackageCatalog | None, semantics: str = "legacy"
+) -> UpgradeImpact:
     old_channels = {c.name: c for c in old.channels} if old else {}
     new_channels = {c.name: c for c in new.channels} if new else {}
     old_bundles = {b.name: b for b in old.bundles} if old else {}
@@ -812,14 +835,14 @@ def _impact(old: PackageCatalog | None, new: PackageCatalog | None) -> UpgradeIm
         if after is None:
             assert before is not None
             reason: StrandReason = "package-removed" if new is None else "channel-removed"
-            stranded += _stranded_all(before, old_bundles, reason)
+            stranded += _stranded_all(before, old_bundles, reason, semantics)
             continue
         old_names = [e.name for e in before.entries] if before is not None else []
         if before is not None:
-            old_reach = reaching_head(before, _versions(old_names, old_bundles))
+            old_reach = _reaching(before, _versions(old_names, old_bundles), semantics)
             new_names = [e.name for e in after.entries]
             candidates = _versions([*new_names, *old_names], new_bundles, old_bundles)
-            new_reach = reaching_head(after, candidates)
+            new_reach = _reaching(after, candidates, semantics)
             for bundle in sorted(set(old_names)):
                 if bundle in old_reach and bundle not in new_reach:
                     version = bundle_version(old_bundles.get(bundle))
@@ -885,8 +908,11 @@ def _package_fields(old: Package | None, new: Package | None) -> dict[str, Any]:
     }
 
 
-def diff_package(old: PackageCatalog | None, new: PackageCatalog | None) -> PackageDiff | None:
-    """The differences of one package between two catalogs (None if there are none)."""
+def diff_package(
+    old: PackageCatalog | None, new: PackageCatalog | None, *, semantics: str = "legacy"
+) -> PackageDiff | None:
+    """The differences of one package between two catalogs (None if there are none);
+    ``semantics`` (legacy or semver) decides which installs count as stranded."""
     if old is None and new is None:
         return None
     if old is not None and new is not None and old == new:
@@ -909,7 +935,7 @@ def diff_package(old: PackageCatalog | None, new: PackageCatalog | None) -> Pack
             old.deprecations if old else (), new.deprecations if new else ()
         ),
         others=_other_changes(old.others if old else (), new.others if new else ()),
-        impact=_impact(old, new),
+        impact=_impact(old, new, semantics),
         **fields,
     )
     if result.status == "changed" and not (

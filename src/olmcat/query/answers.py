@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from olmcat.errors import InputError, ValidationError
-from olmcat.model import Bundle, Channel, ChannelEntry, PackageCatalog
+from olmcat.model import Bundle, Channel, PackageCatalog
 from olmcat.model import property as prop
-from olmcat.model.graph import distance_from_head, single_head
-from olmcat.model.versions import SkipRange, Version, olm_v0_version, opm_version
-from olmcat.model.versions import skip_range as parse_skip_range
+from olmcat.model.graph import olm_v0_walk, olm_v1_choice, olm_v1_walk, single_head
+from olmcat.model.versions import Version, olm_v0_version, opm_version
 from olmcat.model.versions import version_range as parse_version_range
 from olmcat.readers.source import CatalogSource
 
@@ -273,20 +272,29 @@ class _Position:
 
 
 def upgrade_path(
-    catalog: CatalogSource, package: str, start: str, channel: str | None = None
+    catalog: CatalogSource,
+    package: str,
+    start: str,
+    channel: str | None = None,
+    semantics: str = "legacy",
 ) -> Row:
     """The updates OLM applies one at a time from ``start`` until the head of the channel.
 
     ``start`` is a bundle name, or a version (then the entry of that version, or a version the
-    catalog does not hold, reachable only through skipRange). At each step the candidates are the
-    entries that replace the current bundle, skip it, or whose skipRange holds its version; the
-    one nearest the head wins (so a head whose skipRange covers the version is taken at once, as
-    the OLM docs order it), then the highest version.
+    catalog does not hold, reachable only through skipRange). ``legacy`` semantics: at each step
+    the candidates are the entries that replace the current bundle, skip it, or whose skipRange
+    holds its version; the one nearest the head wins (so a head whose skipRange covers the
+    version is taken at once, as the OLM docs order it), then the highest version
+    (:func:`olmcat.model.graph.olm_v0_walk`). ``semver`` semantics: OLM v1's semver mode -- any
+    higher version of the channel within ``^current``, the highest first; the head is the
+    channel's highest version (:func:`olmcat.model.graph.olm_v1_walk`).
     """
+    if semantics not in ("legacy", "semver"):
+        raise InputError(f"unknown semantics {semantics!r} (legacy or semver)")
     pkg = get_package(catalog, package)
     chosen = _channel(pkg, channel)
-    head_name = _head(chosen)
-    versions = {b.name: opm_version(b.version) for b in pkg.bundles}
+    known = {b.name: opm_version(b.version) for b in pkg.bundles}
+    versions = {name: v for name, v in known.items() if v is not None}
     referenced = {e.name for e in chosen.entries}
     referenced.update(t for e in chosen.entries for t in (e.replaces, *e.skips) if t)
     if start in referenced:
@@ -299,62 +307,36 @@ def upgrade_path(
             )
         same = sorted(e.name for e in chosen.entries if versions.get(e.name) == wanted)
         current = _Position(same[0] if same else "", wanted)
-    distance = distance_from_head(chosen, head_name)
-    ranges: dict[str, SkipRange | None] = {}
-    for entry in chosen.entries:
-        if entry.skip_range:
-            ranges[entry.name] = parse_skip_range(entry.skip_range)  # None: OLM ignores it
-    first = {
-        "name": current.name,
-        "version": str(current.version) if current.version is not None else "",
-    }
+    if semantics == "legacy":
+        head_name = _head(chosen)
+        walk = olm_v0_walk(chosen, current.name, current.version, versions, head=head_name)
+    else:
+        pool = [e.name for e in chosen.entries if e.name in versions]
+        if not pool:
+            raise InputError(f"channel {chosen.name!r} has no bundle with a semver version")
+        head_name = olm_v1_choice(pool, versions, pkg.deprecated_names()[2])
+        walk = olm_v1_walk([chosen], current.name, current.version, versions, semver=True)
     steps: list[Row] = []
-    seen = {current.name} if current.name else set()
-    while current.name != head_name:
-        candidates: list[tuple[ChannelEntry, str]] = []
-        for entry in chosen.entries:
-            if entry.name == current.name:
-                continue
-            via = ""
-            if current.name and entry.replaces == current.name:
-                via = "replaces"
-            elif current.name and current.name in entry.skips:
-                via = "skips"
-            else:
-                skip_range = ranges.get(entry.name)
-                if (
-                    skip_range is not None
-                    and current.version is not None
-                    and skip_range.contains(current.version)
-                ):
-                    via = "skipRange"
-            if via:
-                candidates.append((entry, via))
-        if not candidates:
-            break
-
-        def rank(candidate: tuple[ChannelEntry, str]) -> tuple[int, bool, Version, str]:
-            entry = candidate[0]
-            version = versions.get(entry.name)
-            near = distance.get(entry.name, len(distance))
-            return (near, version is None, _negate(version), entry.name)
-
-        entry, via = min(candidates, key=rank)
-        if entry.name in seen:
-            break  # a replaces cycle: OLM would never settle either
-        seen.add(entry.name)
-        version = versions.get(entry.name)
+    for step in walk.steps:
+        version = versions.get(step.name)
         steps.append(
-            {"name": entry.name, "version": str(version) if version is not None else "", "via": via}
+            {
+                "name": step.name,
+                "version": str(version) if version is not None else "",
+                "via": step.via,
+            }
         )
-        current = _Position(entry.name, version)
     return {
         "package": pkg.name,
         "channel": chosen.name,
+        "semantics": semantics,
         "head": head_name,
-        "from": first,
+        "from": {
+            "name": current.name,
+            "version": str(current.version) if current.version is not None else "",
+        },
         "steps": steps,
-        "reachesHead": current.name == head_name,
+        "reachesHead": (walk.end or current.name) == head_name and not walk.looped,
     }
 
 
@@ -375,10 +357,6 @@ class _Reversed:
 
     def __hash__(self) -> int:
         return hash(str(self.version))
-
-
-def _negate(version: Version | None) -> Any:
-    return _Reversed(version or Version(0))
 
 
 # ------------------------------------------------------------------------------------------------
