@@ -99,6 +99,7 @@ def test_mirror_legacy_index_end_to_end(tmp_path: Path) -> None:
     assert set(mapping) == {oc_key(i) for i in images} | {INDEX}
     assert sorted(p.name for p in manifests.iterdir()) == [
         "catalogSource.yaml",
+        "clusterCatalog.yaml",
         "imageContentSourcePolicy.yaml",
         "imageDigestMirrorSet.yaml",
         "imageTagMirrorSet.yaml",

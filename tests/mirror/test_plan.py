@@ -19,6 +19,7 @@ from olmcat.cli import cli
 from olmcat.errors import InputError
 from olmcat.mirror.plan import (
     CATALOG_SOURCE_FILE,
+    CLUSTER_CATALOG_FILE,
     ICSP_FILE,
     IDMS_FILE,
     ITMS_FILE,
@@ -118,7 +119,14 @@ def test_repeated_runs_and_input_forms_give_identical_files(tmp_path: Path) -> N
         )
         == first
     )
-    assert list(first) == [CATALOG_SOURCE_FILE, ICSP_FILE, IDMS_FILE, ITMS_FILE, MAPPING_FILE]
+    assert list(first) == [
+        CATALOG_SOURCE_FILE,
+        CLUSTER_CATALOG_FILE,
+        ICSP_FILE,
+        IDMS_FILE,
+        ITMS_FILE,
+        MAPPING_FILE,
+    ]
     for text in first.values():
         lines = text.splitlines()
         if text is first[MAPPING_FILE]:

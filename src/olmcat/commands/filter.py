@@ -43,6 +43,20 @@ from olmcat.commands._common import (
     is_flag=True,
     help="Leave out what olm.deprecations entries and olm.deprecated properties deprecate.",
 )
+@click.option(
+    "--image-set-config",
+    "image_set_config",
+    metavar="FILE",
+    help="Select what oc-mirror v2 selects for this ImageSetConfiguration (mirror.operators[]: "
+    "packages, channels, minVersion/maxVersion, full, defaultChannel) instead of -p and the "
+    "version options.",
+)
+@click.option(
+    "--isc-catalog",
+    metavar="REF",
+    help="The mirror.operators[] entry to use (its catalog), when the ImageSetConfiguration "
+    "lists several.",
+)
 @fbc_format_option
 @platform_option
 @quiet_option
@@ -56,6 +70,8 @@ def filter_command(
     min_version: str | None,
     max_version: str | None,
     drop_deprecated: bool,
+    image_set_config: str | None,
+    isc_catalog: str | None,
     output: str,
     platform: str | None,
     quiet: bool,
@@ -76,7 +92,22 @@ def filter_command(
         parse_version_bound,
     )
 
+    if image_set_config is not None and (
+        packages or heads_only or min_version or max_version or drop_deprecated
+    ):
+        raise click.UsageError(
+            "--image-set-config selects on its own; it cannot be combined with --package, "
+            "--heads-only, --min-version, --max-version or --drop-deprecated"
+        )
+    if isc_catalog is not None and image_set_config is None:
+        raise click.UsageError("--isc-catalog needs --image-set-config")
+
     def action() -> None:
+        image_set = None
+        if image_set_config is not None:
+            from olmcat.mirror.isc import choose_operator, load_image_set_config
+
+            image_set = choose_operator(load_image_set_config(image_set_config), isc_catalog)
         spec = FilterSpec(
             selectors=tuple(PackageSelector.parse(text) for text in packages),
             heads_only=heads_only,
@@ -93,6 +124,7 @@ def filter_command(
             warn=warn,
             stdout=sys.stdout if to_stdout else None,
             platform=platform,
+            image_set=image_set,
         )
         if not quiet:
             stats = result.stats

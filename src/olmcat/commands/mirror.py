@@ -62,6 +62,18 @@ def mirror() -> None:
     metavar="CATALOG",
     help="Leave out images that this (older) catalog also references: they are mirrored already.",
 )
+@click.option(
+    "--image-set-config",
+    "image_set_config",
+    metavar="FILE",
+    help="Plan only the bundles oc-mirror v2 selects for this ImageSetConfiguration; the index "
+    "image defaults to its catalog (with targetCatalog/targetTag).",
+)
+@click.option(
+    "--isc-catalog",
+    metavar="REF",
+    help="The mirror.operators[] entry to use, when the ImageSetConfiguration lists several.",
+)
 @click.option("--display-name", help="spec.displayName of the CatalogSource.")
 @click.option("--publisher", help="spec.publisher of the CatalogSource.")
 @platform_option
@@ -78,6 +90,8 @@ def plan_command(
     max_icsp_size: int,
     name: str | None,
     already_mirrored: str | None,
+    image_set_config: str | None,
+    isc_catalog: str | None,
     display_name: str | None,
     publisher: str | None,
     platform: str | None,
@@ -88,7 +102,8 @@ def plan_command(
     CATALOG is any catalog reference (FBC, SQLite DB, package-manifest tree, image archive);
     DEST is registry[:port][/namespace...] or file://path. OUT_DIR (absent or empty, written
     atomically) receives mapping.txt (for `oc image mirror -f`), imageContentSourcePolicy.yaml,
-    imageDigestMirrorSet.yaml, imageTagMirrorSet.yaml and, with --index-image, catalogSource.yaml.
+    imageDigestMirrorSet.yaml, imageTagMirrorSet.yaml and, with --index-image, catalogSource.yaml
+    and clusterCatalog.yaml (OLM v1).
     Names follow oc's rules; every file is sorted, so repeated runs give identical bytes. Policy
     files without entries are not written; for file:// only mapping.txt is.
     """
@@ -99,7 +114,15 @@ def plan_command(
             "must be 0 (no limit) or at least 2", param_hint="--max-components"
         )
 
+    if isc_catalog is not None and image_set_config is None:
+        raise click.UsageError("--isc-catalog needs --image-set-config")
+
     def action() -> None:
+        image_set = None
+        if image_set_config is not None:
+            from olmcat.mirror.isc import choose_operator, load_image_set_config
+
+            image_set = choose_operator(load_image_set_config(image_set_config), isc_catalog)
         result = plan_catalog(
             catalog,
             dest,
@@ -116,6 +139,7 @@ def plan_command(
             already_mirrored=already_mirrored,
             notify=print_notice,
             platform=platform,
+            image_set=image_set,
         )
         if not quiet:
             click.echo(

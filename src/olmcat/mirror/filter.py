@@ -49,7 +49,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from olmcat.errors import InputError
 from olmcat.go.semver import (
@@ -73,6 +73,9 @@ from olmcat.model import (
 from olmcat.model.graph import opm_chain
 from olmcat.model.versions import olm_v1_version, version_key
 from olmcat.writers import fbc
+
+if TYPE_CHECKING:
+    from olmcat.mirror.isc import IscOperator
 
 __all__ = [
     "FilterResult",
@@ -499,8 +502,12 @@ def filter_catalog(
     warn: Warn | None = None,
     stdout: TextIO | None = None,
     platform: str | None = None,
+    image_set: IscOperator | None = None,
 ) -> FilterResult:
-    """Filter any catalog reference into the FBC directory ``out`` (atomically) or ``stdout``."""
+    """Filter any catalog reference into the FBC directory ``out`` (atomically) or ``stdout``.
+
+    With ``image_set`` (an ImageSetConfiguration's ``mirror.operators[]`` entry) the selection is
+    oc-mirror v2's (:mod:`olmcat.mirror.isc`) and ``spec`` is not used."""
     from olmcat.readers.catalog import open_catalog
 
     started = time.perf_counter()
@@ -514,7 +521,18 @@ def filter_catalog(
     stats = CatalogStats()
     dropped: list[str] = []
     with open_catalog(reference, notify=lambda n: collect(n.message), platform=platform) as catalog:
-        packages = counted(filter_packages(catalog, spec, warn=collect, dropped=dropped), stats)
+        if image_set is not None:
+            from olmcat.mirror.isc import filter_packages_isc, listed_packages
+
+            selected = filter_packages_isc(
+                catalog.packages(listed_packages(image_set, catalog.package_names())),
+                image_set,
+                warn=collect,
+                dropped=dropped,
+            )
+        else:
+            selected = filter_packages(catalog, spec, warn=collect, dropped=dropped)
+        packages = counted(selected, stats)
         if out is None:
             if stdout is None:
                 raise ValueError("either out or stdout is required")

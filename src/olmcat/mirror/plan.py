@@ -11,7 +11,13 @@ written empty, because ``oc apply`` refuses a file without objects):
 * ``imageContentSourcePolicy.yaml`` / ``imageDigestMirrorSet.yaml`` -- digest sources;
 * ``imageTagMirrorSet.yaml`` -- tag sources (oc writes none; without it those pulls would not be
   redirected);
-* ``catalogSource.yaml`` -- only with an index image: it points at the index image's mirror.
+* ``catalogSource.yaml`` -- only with an index image: it points at the index image's mirror;
+* ``clusterCatalog.yaml`` -- beside it, the OLM v1 ClusterCatalog serving the same mirrored image
+  (named and shaped as oc-mirror v2 writes it, :func:`olmcat.mirror.isc.render_cluster_catalog`).
+
+With an ImageSetConfiguration entry (``image_set``) only the bundles oc-mirror v2 would select are
+planned, and the index image defaults to the entry's catalog (with ``targetCatalog`` /
+``targetTag``), where the filtered catalog is to be published.
 
 For a ``file://`` destination only ``mapping.txt`` is written (as oc does): the policies belong
 to the second hop, from the file tree to a registry.
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from olmcat.errors import InputError
+from olmcat.mirror.isc import IscOperator, render_cluster_catalog, target_reference
 from olmcat.mirror.naming import (
     MAX_POLICY_SIZE,
     Scope,
@@ -40,10 +47,11 @@ from olmcat.mirror.naming import (
     render_itms,
     render_mapping_txt,
 )
-from olmcat.notices import NoticeSink, discard
+from olmcat.notices import Notice, NoticeSink, discard
 
 __all__ = [
     "CATALOG_SOURCE_FILE",
+    "CLUSTER_CATALOG_FILE",
     "ICSP_FILE",
     "IDMS_FILE",
     "ITMS_FILE",
@@ -61,6 +69,7 @@ ICSP_FILE = "imageContentSourcePolicy.yaml"
 IDMS_FILE = "imageDigestMirrorSet.yaml"
 ITMS_FILE = "imageTagMirrorSet.yaml"
 CATALOG_SOURCE_FILE = "catalogSource.yaml"
+CLUSTER_CATALOG_FILE = "clusterCatalog.yaml"
 
 
 # Suffixes stripped from a catalog's file name when it has to name the policies.
@@ -152,6 +161,7 @@ def render_plan(images: Iterable[str], dest: str, options: PlanOptions) -> dict[
                 display_name=options.display_name,
                 publisher=options.publisher,
             )
+            files[CLUSTER_CATALOG_FILE] = render_cluster_catalog(index.target_pull_spec)
     return {filename: files[filename] for filename in sorted(files) if files[filename]}
 
 
@@ -173,18 +183,34 @@ def plan_catalog(
     already_mirrored: str | Path | None = None,
     notify: NoticeSink = discard,
     platform: str | None = None,
+    image_set: IscOperator | None = None,
 ) -> PlanResult:
     """Plan the mirror of every image ``reference`` uses (minus those ``already_mirrored``
-    uses) to ``dest`` and write the files into ``out_dir``."""
+    uses) to ``dest`` and write the files into ``out_dir``; with ``image_set``, only the images
+    of the bundles oc-mirror v2 selects for that ImageSetConfiguration entry."""
     from olmcat.mirror.images import catalog_images
     from olmcat.readers.catalog import open_catalog
 
     started = time.perf_counter()
+    if image_set is not None and options.index_image is None:
+        target = target_reference(image_set)
+        if not target.startswith("oci://"):
+            options = replace(options, index_image=target)
     if options.index_image is None and options.name is None:
         options = replace(options, name=default_name(str(reference)))
     render_plan((), dest, options)  # refuse a bad destination, index or name before reading
     with open_catalog(reference, notify=notify, platform=platform) as catalog:
-        images = {row.image for row in catalog_images(catalog.packages())}
+        if image_set is not None:
+            from olmcat.mirror.isc import filter_packages_isc, listed_packages
+
+            def warn(message: str) -> None:
+                notify(Notice("mirror.image-set-config", message))
+
+            only = listed_packages(image_set, catalog.package_names())
+            packages = filter_packages_isc(catalog.packages(only), image_set, warn=warn)
+            images = {row.image for row in catalog_images(packages)}
+        else:
+            images = {row.image for row in catalog_images(catalog.packages())}
     if already_mirrored is not None:
         with open_catalog(already_mirrored, notify=notify, platform=platform) as old:
             images -= {row.image for row in catalog_images(old.packages())}
