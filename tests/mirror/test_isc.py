@@ -478,3 +478,71 @@ def test_mirror_plan_with_an_image_set_config(tmp_path: Path) -> None:
     }
     assert catalog["metadata"]["name"] == isc.cluster_catalog_name(source["spec"]["image"])
     assert json.dumps(catalog).count("createdAt") == 0  # deterministic output
+
+
+# ------------------------------------------------------------------------------------------------
+# The corpus, with oc-mirror's documented configurations (docs/features/filtering.md); the kept
+# bundles are worked out by hand from catalog-filter's filterByVersionRange / filterChannelHead
+# ------------------------------------------------------------------------------------------------
+
+K = "kiali-operator.v"
+CD = "couchdb-operator.v"
+
+
+@pytest.fixture(scope="module")
+def upstream() -> dict[str, PackageCatalog]:
+    from tests.support.paths import corpus_path
+
+    with open_catalog(corpus_path("expected", "index-upstream.json")) as catalog:
+        return {p.name: p for p in catalog.packages({"kiali", "couchdb-operator"})}
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        # heads of every channel (alpha and stable both end at 1.36.0)
+        ("- name: kiali", {K + "1.36.0"}),
+        # a pure replaces chain: from 1.30.0 up to the head, in both channels
+        (
+            "- name: kiali\n  minVersion: 1.30.0",
+            {K + v for v in ("1.30.0", "1.31.0", "1.32.0", "1.33.0", "1.34.0", "1.35.0", "1.36.0")},
+        ),
+        # maxVersion: the stretch starts at 1.9.1 (the lowest entry with all 7 in-range bundles
+        # below it); the head is not included
+        (
+            "- name: kiali\n  channels:\n  - name: stable\n    maxVersion: 1.9.1",
+            {K + v for v in ("0.18.1", "1.1.0", "1.3.1", "1.4.2", "1.6.1", "1.7.0", "1.9.1")},
+        ),
+        # skipRange plays no part; the stretch is 1.4.3 down to (not including) 1.0.14
+        (
+            "- name: couchdb-operator\n  channels:\n  - name: v1.4\n    minVersion: 1.4.2\n"
+            "    maxVersion: 1.4.3",
+            {CD + "1.4.2", CD + "1.4.3"},
+        ),
+    ],
+)
+def test_documented_configurations_on_the_corpus(
+    upstream: dict[str, PackageCatalog], config: str, expected: set[str]
+) -> None:
+    op = operator(
+        "- catalog: quay.io/example/index:v1\n  packages:\n"
+        + "\n".join("  " + line for line in config.splitlines())
+    )
+    package = upstream[op.packages[0].name]
+    assert kept(package, op) == expected
+
+
+def test_full_channel_with_default_channel_on_the_corpus(
+    upstream: dict[str, PackageCatalog],
+) -> None:
+    op = operator(
+        "- catalog: c\n  full: true\n  packages:\n  - name: couchdb-operator\n"
+        "    defaultChannel: v1.2\n    channels:\n    - name: v1.2"
+    )
+    selection = isc.select_package(upstream["couchdb-operator"], op)
+    assert selection is not None and selection.default_channel == "v1.2"
+    assert selection.bundles == {CD + "1.0.14", CD + "1.2.1"}
+    # kiali's default channel is stable: keeping only alpha needs defaultChannel
+    op = operator("- catalog: c\n  packages:\n  - name: kiali\n    channels:\n    - name: alpha")
+    with pytest.raises(InputError, match="a new default channel must be configured"):
+        isc.select_package(upstream["kiali"], op)

@@ -292,12 +292,14 @@ def _operator(value: Any, where: str) -> IscOperator:
 
 def parse_image_set_config(document: Any, source: str = "ImageSetConfiguration") -> ImageSetConfig:
     """An ImageSetConfiguration document (parsed YAML), validated as oc-mirror validates it."""
-    top = _fields(document, _TOP, source)
-    kind = top.get("kind")
+    if not isinstance(document, dict):
+        raise InputError(f"{source}: expected a mapping, found {_kind(document)}")
+    kind = document.get("kind")  # oc-mirror looks at the kind first
     if kind is None:
         raise InputError(f"{source}: configuration missing `kind`")
     if kind != KIND:
         raise InputError(f"{source}: cannot parse {kind!r} as {KIND!r}")
+    top = _fields(document, _TOP, source)
     if "mirror" not in top:
         raise InputError(f"{source}: configuration missing the `mirror` stanza")
     mirror = _fields(top["mirror"] or {}, _MIRROR, f"{source}: mirror")
