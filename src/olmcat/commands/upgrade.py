@@ -36,12 +36,10 @@ def _unexpected(error: Exception) -> str:
 
 
 @examples(
-    "oc get subscriptions.operators.coreos.com,clusterserviceversions -A -o yaml > installed.yaml",
-    "olmcat upgrade-check index-v4.15.tar index-v4.16.tar --installed installed.yaml "
-    "--target-ocp 4.16",
+    "oc get subscriptions.operators.coreos.com,clusterserviceversions -A -o yaml | "
+    "olmcat upgrade-check index-v4.15.tar index-v4.16.tar --installed - --target-ocp 4.16",
     "olmcat upgrade-check old.db new.db --installed fixtures/inventory-simple.csv --markdown",
-    "oc get clusterextensions -o yaml | olmcat upgrade-check old/ new/ --installed - "
-    "--semantics semver --json",
+    "olmcat upgrade-check old/ new/ --installed clusterextensions.yaml --semantics semver --json",
 )
 @click.command("upgrade-check")
 @click.argument("old")

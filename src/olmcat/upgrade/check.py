@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -651,12 +651,15 @@ def _load(
 ) -> dict[str, PackageCatalog]:
     from olmcat.readers.catalog import open_catalog
 
-    def warn(message: str) -> None:
+    def relay(notice: Notice) -> None:
+        # the readers' notices, marked with the side they come from
         notify(
-            Notice(f"upgrade.{side.lower()}-catalog", f"{side}: {message}", file=str(catalog_ref))
+            replace(
+                notice, message=f"{side}: {notice.message}", file=notice.file or str(catalog_ref)
+            )
         )
 
-    with open_catalog(catalog_ref, warn=warn, permissive=True) as catalog:
+    with open_catalog(catalog_ref, notify=relay, permissive=True) as catalog:
         present = set(catalog.package_names()) & wanted
         return {pkg.name: pkg for pkg in catalog.packages(present)} if present else {}
 
