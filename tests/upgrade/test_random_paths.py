@@ -98,3 +98,39 @@ def test_semver_verdicts_agree_with_exhaustive_search(case: tuple, deprecated_at
         else:
             assert "no-path" in verdict.conditions, verdict.to_json()
             assert verdict.path is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs_and_inventories())
+def test_cluster_extension_verdicts_agree_with_exhaustive_search(case: tuple) -> None:
+    """OLM v1 with catalog edges: the highest successor each step (never a lower version)."""
+    pkg, rows = case
+    model = ref.from_model(pkg)
+    entries = model.channels["stable"]
+    versions = {
+        n: v for n, t in model.versions.items() if (v := ref.version(t, tolerant=False)) is not None
+    }
+    successors = ref.legacy_successors(entries)
+    heads = ref.legacy_heads(entries)
+    valid = len(heads) == 1 and not _successor_cycle(entries, successors, versions)
+    for row in rows:
+        item = replace(row, origin="ClusterExtension", channels=("stable",))
+        verdict = check_operator(item, pkg, pkg, semantics="legacy")
+        start_version = ref.version(item.version, tolerant=False)
+        reached = ref.reachable(item.bundle, start_version, successors, versions)
+        if "no-path" not in verdict.conditions:
+            assert verdict.path is not None and verdict.path[0] == item.bundle
+            assert verdict.path[-1] == verdict.head
+            assert ref.valid_path(verdict.path, start_version, successors, versions)
+        elif valid and heads[0] in reached:
+            # OLM v1 never takes a successor below the installed version (the installed bundle
+            # is a candidate too, and the highest version wins), so a path that needs a step
+            # down is no path for it: the walk must have stopped where every way on goes down
+            stop = verdict.stops_at
+            assert stop is not None, verdict.to_json()
+            here = versions.get(stop, start_version)
+            onward = successors(stop, here)
+            assert here is not None
+            assert all(n in versions and versions[n].compare(here) <= 0 for n in onward), (
+                verdict.to_json()
+            )
