@@ -70,6 +70,10 @@ _EXPORTS: dict[str, str] = {
     "plan_catalog": "olmcat.mirror.plan:plan_catalog",
     "export_sqlite": "olmcat.export.sqlite:export_sqlite",
     "PlanOptions": "olmcat.mirror.plan:PlanOptions",
+    "load_image_set_config": "olmcat.mirror.isc:load_image_set_config",
+    "upgrade_check": "olmcat.upgrade.check:upgrade_check",
+    "UpgradeReport": "olmcat.upgrade.check:UpgradeReport",
+    "load_inventory": "olmcat.upgrade.inventory:load_inventory",
 }
 
 __all__ = [
@@ -100,6 +104,7 @@ __all__ = [
     "PlanOptions",
     "Property",
     "RelatedImage",
+    "UpgradeReport",
     "ValidationError",
     "__version__",
     "catalog_images",
@@ -108,11 +113,14 @@ __all__ = [
     "diff_catalogs",
     "export_sqlite",
     "filter_catalog",
+    "load_image_set_config",
+    "load_inventory",
     "migrate_pkgman",
     "migrate_sqlite",
     "open_catalog",
     "pkgman_to_bundles",
     "plan_catalog",
+    "upgrade_check",
     "validate",
     "write_directory",
     "write_stream",
@@ -148,6 +156,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
     from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog
     from olmcat.mirror.images import catalog_images
+    from olmcat.mirror.isc import load_image_set_config
     from olmcat.mirror.plan import PlanOptions, plan_catalog
     from olmcat.model.property import Property
     from olmcat.model.types import (
@@ -166,6 +175,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.readers.catalog import Catalog, open_catalog
     from olmcat.readers.memory import MemoryCatalog
     from olmcat.readers.source import CatalogSource
+    from olmcat.upgrade.check import UpgradeReport, upgrade_check
+    from olmcat.upgrade.inventory import load_inventory
     from olmcat.validate.checks import validate
     from olmcat.writers.bundles import pkgman_to_bundles
     from olmcat.writers.fbc import stream as write_stream
