@@ -116,4 +116,7 @@ if [[ -f $manifests/catalogSource.yaml ]]; then
     echo
     echo "$step. Point the CatalogSource at the new catalog image:"
     echo "   oc apply -f $manifests/catalogSource.yaml"
+    if [[ -f $manifests/clusterCatalog.yaml ]]; then
+        echo "   oc apply -f $manifests/clusterCatalog.yaml   # OLM v1 (ClusterCatalog), instead of or beside it"
+    fi
 fi

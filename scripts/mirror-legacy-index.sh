@@ -110,6 +110,9 @@ if [[ -f $manifests/catalogSource.yaml ]]; then
     echo
     echo "$step. Add the catalog to the cluster:"
     echo "   oc apply -f $manifests/catalogSource.yaml"
+    if [[ -f $manifests/clusterCatalog.yaml ]]; then
+        echo "   oc apply -f $manifests/clusterCatalog.yaml   # OLM v1 (ClusterCatalog), instead of or beside it"
+    fi
 else
     echo
     echo "$step. Write a CatalogSource for the catalog image (rerun with --index-image REF to" \

@@ -116,6 +116,7 @@ def test_mirror_legacy_index_end_to_end(tmp_path: Path) -> None:
     assert f"oc apply -f {manifests}/imageContentSourcePolicy.yaml" in out
     assert f"oc apply -f {manifests}/imageTagMirrorSet.yaml" in out
     assert f"oc apply -f {manifests}/catalogSource.yaml" in out
+    assert f"oc apply -f {manifests}/clusterCatalog.yaml" in out
 
 
 def test_mirror_legacy_index_everything_heads_only(tmp_path: Path) -> None:
