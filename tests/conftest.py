@@ -8,6 +8,9 @@ import pytest
 
 from tests.support.paths import CORPUS
 
+# Session fixtures that start real registries (docker-registry on 127.0.0.1).
+pytest_plugins = ("tests.support.registry",)
+
 
 @pytest.fixture
 def corpus() -> Path:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from olmcat.commands._common import CommandError, Settings, examples, print_notice
+from olmcat.commands._registry import registry_options
 from olmcat.errors import OlmcatError
 
 if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
@@ -93,6 +94,7 @@ def _use_color(choice: str) -> bool:
     show_default=True,
     help="Colour the text format (auto: only on a terminal, unless NO_COLOR is set).",
 )
+@registry_options()
 @click.pass_context
 def diff(
     ctx: click.Context,

@@ -15,6 +15,7 @@ from olmcat.commands._common import (
     run,
     warn,
 )
+from olmcat.commands._registry import registry_options
 
 
 @examples(
@@ -59,6 +60,7 @@ from olmcat.commands._common import (
 )
 @fbc_format_option
 @platform_option
+@registry_options()
 @quiet_option
 @click.pass_context
 def filter_command(

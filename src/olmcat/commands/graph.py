@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._registry import registry_options
 
 
 @examples(
@@ -30,6 +31,7 @@ from olmcat.commands._common import examples, platform_option, print_notice, run
     "version.",
 )
 @platform_option
+@registry_options()
 @click.pass_context
 def render_graph(
     ctx: click.Context,

@@ -7,6 +7,7 @@ import sys
 import click
 
 from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._registry import registry_options
 from olmcat.mirror.images import FORMATS
 
 
@@ -32,6 +33,7 @@ from olmcat.mirror.images import FORMATS
     help="Only the distinct image references, sorted (what has to be copied).",
 )
 @platform_option
+@registry_options()
 @click.pass_context
 def images(
     ctx: click.Context, catalog: str, output: str, unique: bool, platform: str | None

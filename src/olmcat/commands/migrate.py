@@ -16,6 +16,7 @@ from olmcat.commands._common import (
     run,
     warn,
 )
+from olmcat.commands._registry import registry_options
 from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
 
 
@@ -45,7 +46,7 @@ def migrate() -> None:
     "olmcat migrate sqlite --migrate-level bundle-object-to-csv-metadata bundles.db out/",
 )
 @migrate.command("sqlite")
-@click.argument("database", type=click.Path(path_type=Path))
+@click.argument("database")
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))
 @fbc_format_option
 @click.option(
@@ -57,11 +58,12 @@ def migrate() -> None:
     "by one olm.csv.metadata property.",
 )
 @platform_option
+@registry_options()
 @quiet_option
 @click.pass_context
 def migrate_sqlite_command(
     ctx: click.Context,
-    database: Path,
+    database: str,
     out: Path,
     output: str,
     migrate_level: str,
@@ -70,10 +72,11 @@ def migrate_sqlite_command(
 ) -> None:
     """Migrate an SQLite index DATABASE into the FBC directory OUT.
 
-    DATABASE is a bundles.db / index.db of any historical schema, or an index image archive
-    (OCI layout directory, oci-archive or docker-save tar) that holds one. It is opened read-only
-    and never modified. OUT must not exist or be empty; it appears only when the migration is
-    complete (<OUT>/<package>/catalog.json).
+    DATABASE is a bundles.db / index.db of any historical schema, or an index image that holds
+    one: in a registry (docker://HOST/REPO:TAG) or on disk (oci:DIR[:REF], oci-archive:FILE,
+    docker-archive:FILE, or the archive's plain path). It is opened read-only and never
+    modified. OUT must not exist or be empty; it appears only when the migration is complete
+    (<OUT>/<package>/catalog.json).
     """
     from olmcat.migrate import migrate_sqlite
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run, warn
+from olmcat.commands._registry import registry_options
 from olmcat.mirror.naming import MAX_POLICY_SIZE
 
 
@@ -77,6 +78,7 @@ def mirror() -> None:
 @click.option("--display-name", help="spec.displayName of the CatalogSource.")
 @click.option("--publisher", help="spec.publisher of the CatalogSource.")
 @platform_option
+@registry_options()
 @quiet_option
 @click.pass_context
 def plan_command(

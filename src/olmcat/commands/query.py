@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._registry import registry_options
 
 format_option = click.option(
     "--format",
@@ -93,6 +94,7 @@ class _Query:
 @click.group()
 @click.argument("catalog")
 @platform_option
+@registry_options()
 @click.pass_context
 def query(ctx: click.Context, catalog: str, platform: str | None) -> None:
     """Answer registry / catalogd / OLM questions about CATALOG offline.

@@ -8,6 +8,7 @@ import time
 import click
 
 from olmcat.commands._common import examples, platform_option, quiet_option, run
+from olmcat.commands._registry import registry_options
 
 
 @examples(
@@ -27,6 +28,7 @@ from olmcat.commands._common import examples, platform_option, quiet_option, run
 )
 @click.option("--strict", is_flag=True, help="Warnings make the catalog invalid too.")
 @platform_option
+@registry_options()
 @quiet_option
 @click.pass_context
 def validate(

@@ -73,7 +73,7 @@ def _collector(warn: Warn | None, sink: list[str]) -> Warn:
 
 
 def migrate_sqlite(
-    source: Path,
+    source: str | Path,
     out: Path | None,
     *,
     output: fbc.OutputFormat = "json",

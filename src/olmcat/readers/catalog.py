@@ -1,8 +1,11 @@
 """Catalog references: one resolver for every command that takes a catalog.
 
 A reference is an FBC directory or file (or ``-`` for stdin), an SQLite index database, a
-package-manifest / bundle-format directory tree, or an index image archive (OCI layout directory,
-``oci-archive`` tar, ``docker save`` tar) whose catalog is pulled out into a temporary directory.
+package-manifest / bundle-format directory tree, an index image archive (OCI layout directory,
+``oci-archive`` tar, ``docker save`` tar), or an image in one of the transport forms of
+:mod:`olmcat.oci.transport` (``docker://HOST/REPO:TAG``, plain ``HOST/REPO:TAG`` when no such path
+exists, ``oci:DIR[:REF]``, ``oci-archive:FILE[:REF]``, ``docker-archive:FILE``), whose catalog is
+pulled out into a temporary directory (registry blobs through the shared cache).
 Whatever the form, the result is a :class:`Catalog`: packages streamed one at a time, by name.
 """
 
@@ -14,12 +17,15 @@ import tempfile
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.source import CatalogSource
+
+if TYPE_CHECKING:
+    from olmcat.oci.options import RegistryOptions
 
 Warn = Callable[[str], None]
 Kind = Literal["fbc", "sqlite", "pkgman", "image"]
@@ -78,6 +84,10 @@ def detect(reference: str) -> Kind:
     """Which reader a reference needs, from cheap checks only."""
     if reference == "-":
         return "fbc"
+    from olmcat.oci.transport import parse_location
+
+    if parse_location(reference) is not None:
+        return "image"
     path = Path(reference)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
@@ -106,9 +116,12 @@ def open_catalog(
     image_ref_template: str | None = None,
     platform: str | None = None,
     expect: tuple[Kind, ...] | None = None,
+    registry: RegistryOptions | None = None,
 ) -> Catalog:
     """Open any catalog reference. ``expect`` limits the accepted kinds (images always pass
-    through to what they contain). Readers report what they leave out or doubt to ``notify``."""
+    through to what they contain). Readers report what they leave out or doubt to ``notify``.
+    ``registry`` says how to reach registries (default: the options of
+    :func:`olmcat.oci.options.use_options`, which the CLI sets)."""
     ref = str(reference)
     warn = _as_warn(notify)
     kind = detect(ref)
@@ -116,7 +129,7 @@ def open_catalog(
         found = "a directory" if Path(ref).is_dir() else f"a {_describe(kind)}"
         raise InputError(f"{ref}: not a file holding a {_describe(expect[0])} (found {found})")
     if kind == "image":
-        return _open_image(ref, warn=warn, platform=platform, expect=expect)
+        return _open_image(ref, warn=warn, platform=platform, expect=expect, registry=registry)
     return Catalog(
         ref,
         kind,
@@ -178,13 +191,18 @@ def _open_plain(
 
 
 def _open_image(
-    ref: str, *, warn: Warn | None, platform: str | None, expect: tuple[Kind, ...] | None
+    ref: str,
+    *,
+    warn: Warn | None,
+    platform: str | None,
+    expect: tuple[Kind, ...] | None,
+    registry: RegistryOptions | None = None,
 ) -> Catalog:
-    from olmcat.oci.archive import extract_catalog
+    from olmcat.oci.pull import extract_image_catalog
 
     scratch = Path(tempfile.mkdtemp(prefix="olmcat-image-"))
     try:
-        found = extract_catalog(Path(ref), scratch / "root", platform=platform)
+        found = extract_image_catalog(ref, scratch / "root", platform=platform, options=registry)
         inner: Kind = "sqlite" if found.kind == "sqlite" else "fbc"
         if expect is not None and inner not in expect:
             raise InputError(
