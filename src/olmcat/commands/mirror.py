@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run, warn
+from olmcat.commands._common import (
+    NoticeReport,
+    examples,
+    platform_option,
+    print_notice,
+    quiet_option,
+    report_option,
+    run,
+    warn,
+)
 from olmcat.commands._registry import registry_options
 from olmcat.mirror.naming import MAX_POLICY_SIZE
 
@@ -153,3 +165,172 @@ def plan_command(
                 warn(f"{', '.join(result.skipped)} not written: it needs --index-image")
 
     run(ctx, action)
+
+
+class _Watcher:
+    """A byte/image progress bar on a terminal; elsewhere one stderr line per finished image."""
+
+    def __init__(self, quiet: bool) -> None:
+        self._quiet = quiet
+        self._bar: Any = None
+
+    def start(self, images: int) -> None:
+        if self._quiet or not sys.stderr.isatty():
+            return
+        from tqdm import tqdm
+
+        self._bar = tqdm(
+            desc="copying", unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr
+        )
+        self._bar.set_postfix_str(f"images 0/{images}")
+
+    def transferred(self, count: int) -> None:
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def finished(self, image: Any, done: int, total: int) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"images {done}/{total}")
+            if done == total:
+                self._bar.close()
+            return
+        if not self._quiet:
+            line = f"[{done}/{total}] {image.status} {image.source} -> {image.target}"
+            if image.reason:
+                line += f": {image.reason}"
+            click.echo(line, err=True)
+
+
+@examples(
+    "olmcat mirror copy docker://registry.example.com/olm/index:v4.14 mirror.lab:5000/olm",
+    "olmcat mirror plan filtered/ mirror.lab:5000/olm plan/ && "
+    "olmcat mirror copy plan/ mirror.lab:5000/olm",
+    "olmcat mirror copy filtered/ oci:/media/usb/mirror --catalog-image olm/catalog:v1",
+    "olmcat mirror copy --from oci:/media/usb/mirror filtered/ docker://mirror.internal/olm "
+    "--catalog-image olm/catalog:v1",
+)
+@mirror.command("copy")
+@click.argument("source", metavar="PLAN|CATALOG")
+@click.argument("dest", metavar="DEST")
+@click.option(
+    "--from",
+    "from_layout",
+    metavar="oci:DIR",
+    help="Read every image from this OCI layout (made by a copy to oci:DIR) instead of the "
+    "source registries: the disk-to-registry step of a disconnected install.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Images copied at the same time.",
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be copied; copy nothing.")
+@click.option(
+    "--max-components",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="As for `mirror plan`: path components kept under DEST (0: no limit).",
+)
+@click.option(
+    "--index-image",
+    metavar="REF",
+    help="The catalog image as published, copied as is with the rest "
+    "(default: CATALOG when it is a registry reference).",
+)
+@click.option(
+    "--catalog-image",
+    metavar="REPO[:TAG]",
+    help="Also write the catalog as a file-based catalog image (one layer at /configs, "
+    "label operators.operatorframework.io.index.configs.v1) and push it to DEST/REPO:TAG "
+    "(the layout name for an oci: DEST).",
+)
+@platform_option
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="The final report on stdout: text, or JSON (schema olmcat.mirror-copy.v1).",
+)
+@report_option
+@quiet_option
+@registry_options("src")
+@registry_options("dest")
+@click.pass_context
+def copy_command(
+    ctx: click.Context,
+    source: str,
+    dest: str,
+    from_layout: str | None,
+    workers: int,
+    dry_run: bool,
+    max_components: int,
+    index_image: str | None,
+    catalog_image: str | None,
+    platform: str | None,
+    format_: str,
+    report: Path | None,
+    quiet: bool,
+    src_registry: Any,
+    dest_registry: Any,
+) -> None:
+    """Copy every image of a mirror PLAN or CATALOG to DEST, digests unchanged.
+
+    PLAN is a directory written by `mirror plan` (or its mapping.txt); CATALOG is any catalog
+    reference, planned here with `mirror plan`'s names. DEST is a registry (HOST[:PORT][/NS],
+    docker:// optional) or oci:DIR, an OCI layout that holds every image for a disconnected site
+    (named by source reference); --from oci:DIR copies from such a layout to a registry.
+
+    Manifest lists are copied whole; blobs already at DEST are skipped (HEAD first) and blobs of
+    the same registry are mounted, so a second run copies only what is missing. Exit status 1
+    when an image failed (the report says why).
+    """
+    from olmcat.mirror.copy import CopyOptions, mirror_copy
+
+    if max_components == 1:
+        raise click.BadParameter(
+            "must be 0 (no limit) or at least 2", param_hint="--max-components"
+        )
+    layout: Path | None = None
+    if from_layout is not None:
+        if not from_layout.startswith("oci:") or len(from_layout) == 4:
+            raise click.BadParameter("must be oci:DIR", param_hint="--from")
+        layout = Path(from_layout[4:])
+    notices = NoticeReport()
+    # Failed images are listed by the final report; print only the readers' notices as they come.
+    notices.forward = lambda notice: (
+        None if notice.code == "mirror.copy.failed" else print_notice(notice)
+    )
+
+    def action() -> Any:
+        return mirror_copy(
+            source,
+            dest,
+            CopyOptions(
+                workers=workers,
+                dry_run=dry_run,
+                max_components=max_components,
+                index_image=index_image,
+                catalog_image=catalog_image,
+                platform=platform,
+                from_layout=layout,
+            ),
+            src_registry=src_registry,
+            dest_registry=dest_registry,
+            watcher=_Watcher(quiet),
+            notify=notices,
+        )
+
+    result = run(ctx, action)
+    document = result.to_json()
+    notices.write(report, command="mirror copy", inputs=[source], copy=document)
+    if format_ == "json":
+        click.echo(json.dumps(document, indent=2))
+    elif not quiet or not result.ok:
+        click.echo(result.render_text(), nl=False)
+    if not result.ok:
+        ctx.exit(1)

@@ -863,12 +863,12 @@ def _stream_with_notes(
 
 
 def _validate_image(ref: str, summary: Summary, platform: str | None) -> Iterator[Problem]:
-    from olmcat.oci.archive import extract_catalog
+    from olmcat.oci.pull import extract_image_catalog
     from olmcat.readers.sqlite import SqliteCatalog
 
     scratch = Path(tempfile.mkdtemp(prefix="olmcat-validate-"))
     try:
-        found = extract_catalog(Path(ref), scratch / "root", platform=platform)
+        found = extract_image_catalog(ref, scratch / "root", platform=platform)
         if found.kind == "fbc":
             root = str(found.path)
             image_root = found.image_path.rstrip("/")
