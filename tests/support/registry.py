@@ -545,3 +545,107 @@ def registries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registries]
     """Three docker-registry servers for the whole session (skipped where not installed)."""
     require_registry_binary()
     yield from start_session_registries(tmp_path_factory.mktemp("registries"))
+
+
+# --------------------------------------------------------------------------------------------
+# A catalog whose images live in a test registry
+
+
+@dataclass
+class MirrorCatalog:
+    """An FBC directory whose bundle and related images were pushed to ``server``."""
+
+    directory: Path
+    images: dict[str, str]  # reference as the catalog writes it -> manifest digest
+    packages: list[str]
+
+
+def _bundle_sources() -> list[tuple[str, str, Path]]:
+    """(package, version, bundle dir): two corpus packages, else the fixture's manifests."""
+    from tests.support.paths import CORPUS, FIXTURES
+
+    upstream = CORPUS / "bundles" / "upstream"
+    chosen = {"keda": ("2.2.0", "2.3.0"), "flux": ("0.16.0", "0.16.1")}
+    if all((upstream / p / v).is_dir() for p, vs in chosen.items() for v in vs):
+        return [(p, v, upstream / p / v) for p, vs in chosen.items() for v in vs]
+    manifests = FIXTURES / "example" / "manifests"
+    return [
+        ("hello-operator", "0.1.0", manifests / "hello-operator" / "0.1.0"),
+        ("hello-operator", "0.2.0", manifests / "hello-operator" / "0.2.0"),
+        ("world-operator", "1.0.0", manifests / "world-operator" / "1.0.0"),
+    ]
+
+
+def _noise(seed: str, size: int) -> bytes:
+    """Incompressible, reproducible bytes (so layers have real sizes)."""
+    import random
+
+    return random.Random(seed).randbytes(size)
+
+
+def build_mirror_catalog(
+    server: RegistryServer, directory: Path, *, layer_size: int = 256 << 10
+) -> MirrorCatalog:
+    """Push bundle images (one layer of the bundle dir), a multi-arch operand index per bundle,
+    and a shared Docker v2 proxy image by tag; write the FBC that references them."""
+    images: dict[str, str] = {}
+    base = {"usr/lib/os-release": b"ID=olmcat-test\n"}
+    proxy = make_image([base, {"proxy": _noise("proxy", layer_size)}], oci=False)
+    proxy_ref = f"{server.host}/infra/kube-rbac-proxy:v0.13.0"
+    images[proxy_ref] = push(server, "infra/kube-rbac-proxy", "v0.13.0", proxy)
+    by_package: dict[str, list[dict[str, object]]] = {}
+    for package, version, bundle_dir in _bundle_sources():
+        bundle = make_image(
+            [directory_files(bundle_dir)],
+            labels={"operators.operatorframework.io.bundle.package.v1": package},
+        )
+        digest = push(server, f"bundles/{package}-bundle", f"v{version}", bundle)
+        bundle_ref = f"{server.host}/bundles/{package}-bundle@{digest}"
+        images[bundle_ref] = digest
+        arches = [
+            make_image(
+                [base, {"manager": _noise(f"{package}{version}{arch}", layer_size)}],
+                architecture=arch,
+            )
+            for arch in ("amd64", "arm64")
+        ]
+        operand = make_index(arches)
+        operand_digest = push(server, f"operators/{package}", f"v{version}", operand)
+        operand_ref = f"{server.host}/operators/{package}@{operand_digest}"
+        images[operand_ref] = operand_digest
+        by_package.setdefault(package, []).append(
+            {
+                "schema": "olm.bundle",
+                "name": f"{package}.v{version}",
+                "package": package,
+                "image": bundle_ref,
+                "properties": [
+                    {"type": "olm.package", "value": {"packageName": package, "version": version}}
+                ],
+                "relatedImages": [
+                    {"name": "", "image": bundle_ref},
+                    {"name": "manager", "image": operand_ref},
+                    {"name": "proxy", "image": proxy_ref},
+                ],
+            }
+        )
+    directory.mkdir(parents=True)
+    for package, bundles in sorted(by_package.items()):
+        entries = []
+        previous = None
+        for bundle in bundles:
+            entry: dict[str, object] = {"name": bundle["name"]}
+            if previous:
+                entry["replaces"] = previous
+            entries.append(entry)
+            previous = str(bundle["name"])
+        blobs = [
+            {"schema": "olm.package", "name": package, "defaultChannel": "stable"},
+            {"schema": "olm.channel", "name": "stable", "package": package, "entries": entries},
+            *bundles,
+        ]
+        (directory / package).mkdir()
+        (directory / package / "catalog.json").write_text(
+            "".join(json.dumps(blob, indent=4) + "\n" for blob in blobs)
+        )
+    return MirrorCatalog(directory, images, sorted(by_package))
