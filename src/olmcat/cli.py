@@ -28,6 +28,7 @@ COMMANDS = {
     "mirror": "olmcat.commands.mirror:mirror",
     "export": "olmcat.commands.export:export",
     "upgrade-check": "olmcat.commands.upgrade:upgrade_check",
+    "cache": "olmcat.commands.cache:cache",
 }
 
 

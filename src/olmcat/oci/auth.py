@@ -190,10 +190,12 @@ def _decode_entry(entry: object, path: Path, key: str) -> Credentials | None:
     return None  # an empty entry: podman's marker that a helper holds the secret
 
 
-def _from_helper(helper: str, registry: str, path: Path) -> Credentials | None:
+def _from_helper(
+    helper: str, registry: str, path: Path, env: Mapping[str, str]
+) -> Credentials | None:
     """Ask ``docker-credential-<helper> get`` (the docker-credential-helpers protocol)."""
     program = f"docker-credential-{helper}"
-    executable = shutil.which(program)
+    executable = shutil.which(program, path=env.get("PATH", os.defpath))
     if executable is None:
         raise AuthError(
             f"{path} names credential helper {helper!r} for {registry}, but {program} is not on "
@@ -208,6 +210,7 @@ def _from_helper(helper: str, registry: str, path: Path) -> Credentials | None:
             text=True,
             timeout=_HELPER_TIMEOUT,
             check=False,
+            env=dict(env),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise AuthError(f"{program} get for {registry} failed: {type(exc).__name__}") from None
@@ -243,6 +246,7 @@ def find_credentials(
 
     Raises :class:`AuthError` when a named auth file is missing or a file is malformed.
     """
+    env = os.environ if env is None else env
     files, explicit = auth_file_candidates(authfile, env)
     looked: list[Path] = []
     for path, legacy in files:
@@ -257,7 +261,7 @@ def find_credentials(
         if isinstance(helpers, dict):
             helper = next((v for k, v in helpers.items() if _normalise_key(str(k)) == host), None)
             if isinstance(helper, str) and helper:
-                found = _from_helper(helper, registry, path)
+                found = _from_helper(helper, registry, path, env)
                 if found is not None:
                     return found, looked
                 continue
@@ -271,7 +275,7 @@ def find_credentials(
                         return found, looked
         store = document.get("credsStore")
         if isinstance(store, str) and store:
-            found = _from_helper(store, registry, path)
+            found = _from_helper(store, registry, path, env)
             if found is not None:
                 return found, looked
     if not looked:
