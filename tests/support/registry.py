@@ -649,3 +649,238 @@ def build_mirror_catalog(
             "".join(json.dumps(blob, indent=4) + "\n" for blob in blobs)
         )
     return MirrorCatalog(directory, images, sorted(by_package))
+
+
+# --------------------------------------------------------------------------------------------
+# A registry with token (bearer) authentication, and its token service
+
+
+@dataclass
+class TokenService:
+    """A minimal docker token service (the distribution token spec) on 127.0.0.1."""
+
+    url: str
+    issued: list[tuple[str, list[str]]]  # (user, scopes) of every token handed out
+    server: object
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def start_token_service(directory: Path, service: str, issuer: str) -> tuple[TokenService, Path]:
+    """Serve signed JWTs for USER/PASSWORD; returns the service and its certificate bundle."""
+    import datetime
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlparse
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "olmcat token signer")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    bundle = directory / "token-signer.crt"
+    bundle.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    x5c = base64.b64encode(cert.public_bytes(serialization.Encoding.DER)).decode()
+    issued: list[tuple[str, list[str]]] = []
+    expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+
+    def sign(claims: dict[str, object]) -> str:
+        header = {"typ": "JWT", "alg": "ES256", "x5c": [x5c]}
+        signing_input = (
+            _b64url(json.dumps(header).encode()) + "." + _b64url(json.dumps(claims).encode())
+        )
+        r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+        return signing_input + "." + _b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.headers.get("Authorization") != expected:
+                self.send_response(401)
+                self.end_headers()
+                return
+            query = parse_qs(urlparse(self.path).query)
+            scopes = query.get("scope", [])
+            access = []
+            for scope in scopes:
+                kind, _, rest = scope.partition(":")
+                repo, _, actions = rest.rpartition(":")
+                access.append({"type": kind, "name": repo, "actions": actions.split(",")})
+            stamp = int(time.time())
+            token = sign(
+                {
+                    "iss": issuer,
+                    "sub": USER,
+                    "aud": service,
+                    "exp": stamp + 600,
+                    "nbf": stamp - 60,
+                    "iat": stamp,
+                    "jti": os.urandom(8).hex(),
+                    "access": access,
+                }
+            )
+            issued.append((USER, scopes))
+            body = json.dumps({"token": token, "expires_in": 600}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer((LOOPBACK, 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://{LOOPBACK}:{server.server_address[1]}/token"
+    return TokenService(url, issued, server), bundle
+
+
+@pytest.fixture(scope="session")
+def token_registry(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RegistryServer, TokenService]]:
+    """docker-registry with ``auth: token`` (plain HTTP) and its token service."""
+    require_registry_binary()
+    root = tmp_path_factory.mktemp("token-registry")
+    service, bundle = start_token_service(root, "olmcat-test", "olmcat-test-issuer")
+    binary = require_registry_binary()
+    port = free_port()
+    host = f"{LOOPBACK}:{port}"
+    (root / "config.yml").write_text(
+        "\n".join(
+            [
+                "version: 0.1",
+                "log:",
+                "  level: warn",
+                "storage:",
+                "  filesystem:",
+                f"    rootdirectory: {root / 'data'}",
+                "http:",
+                f"  addr: {host}",
+                "  secret: olmcat-test-upload-secret",
+                "auth:",
+                "  token:",
+                f"    realm: {service.url}",
+                "    service: olmcat-test",
+                "    issuer: olmcat-test-issuer",
+                f"    rootcertbundle: {bundle}",
+                "",
+            ]
+        )
+    )
+    log = root / "registry.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [binary, "serve", str(root / "config.yml")],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    server = RegistryServer(host, root, process, log)
+    try:
+        if not _wait_ready(server):
+            pytest.fail(f"token registry did not start: {log.read_text()[-500:]}")
+        yield server, service
+    finally:
+        server.stop()
+        service.server.shutdown()  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------------------------
+# A fault-injecting proxy in front of a real registry (for retries and digest checks)
+
+
+@dataclass
+class FaultProxy:
+    """Forwards to ``upstream`` on 127.0.0.1; ``faults[path_part]`` lists statuses to answer
+    first (503, 429, or 0 to drop the connection); ``corrupt`` flips a byte of matching bodies."""
+
+    host: str
+    upstream: RegistryServer
+    faults: dict[str, list[int]] = field(default_factory=dict)
+    corrupt: str = ""
+    seen: list[tuple[str, str, int]] = field(default_factory=list)
+    server: object = None
+
+    def close(self) -> None:
+        self.server.shutdown()  # type: ignore[attr-defined]
+
+
+def start_fault_proxy(upstream: RegistryServer) -> FaultProxy:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    proxy = FaultProxy("", upstream)
+    client = httpx.Client(base_url=upstream.url, timeout=60)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _handle(self) -> None:
+            for part, statuses in proxy.faults.items():
+                if part in self.path and statuses:
+                    status = statuses.pop(0)
+                    proxy.seen.append((self.command, self.path, status))
+                    if status == 0:
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    self.send_response(status)
+                    self.send_header("Retry-After", "0")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            headers = {
+                k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")
+            }
+            response = client.request(self.command, self.path, content=body, headers=headers)
+            content = response.content
+            if proxy.corrupt and proxy.corrupt in self.path and content:
+                content = bytes([content[0] ^ 0xFF]) + content[1:]
+            proxy.seen.append((self.command, self.path, response.status_code))
+            self.send_response(response.status_code)
+            for name, value in response.headers.items():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    self.send_header(name, value)
+            self.send_header(
+                "Content-Length",
+                str(
+                    len(content)
+                    if self.command != "HEAD"
+                    else response.headers.get("Content-Length", "0")
+                ),
+            )
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(content)
+
+        do_GET = do_HEAD = do_PUT = do_POST = do_PATCH = do_DELETE = _handle
+
+    server = ThreadingHTTPServer((LOOPBACK, 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    proxy.host = f"{LOOPBACK}:{server.server_address[1]}"
+    proxy.server = server
+    return proxy
