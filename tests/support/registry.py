@@ -584,17 +584,27 @@ def _noise(seed: str, size: int) -> bytes:
 
 
 def build_mirror_catalog(
-    server: RegistryServer, directory: Path, *, layer_size: int = 256 << 10
+    server: RegistryServer,
+    directory: Path,
+    *,
+    layer_size: int = 256 << 10,
+    bundles: int | None = None,
 ) -> MirrorCatalog:
     """Push bundle images (one layer of the bundle dir), a multi-arch operand index per bundle,
-    and a shared Docker v2 proxy image by tag; write the FBC that references them."""
+    and a shared Docker v2 proxy image by tag; write the FBC that references them. ``bundles``
+    makes that many synthetic bundles (four per package) from the same directories."""
     images: dict[str, str] = {}
     base = {"usr/lib/os-release": b"ID=olmcat-test\n"}
     proxy = make_image([base, {"proxy": _noise("proxy", layer_size)}], oci=False)
     proxy_ref = f"{server.host}/infra/kube-rbac-proxy:v0.13.0"
     images[proxy_ref] = push(server, "infra/kube-rbac-proxy", "v0.13.0", proxy)
     by_package: dict[str, list[dict[str, object]]] = {}
-    for package, version, bundle_dir in _bundle_sources():
+    sources = _bundle_sources()
+    if bundles is not None:
+        sources = [
+            (f"bench{i // 4}", f"1.0.{i}", sources[i % len(sources)][2]) for i in range(bundles)
+        ]
+    for package, version, bundle_dir in sources:
         bundle = make_image(
             [directory_files(bundle_dir)],
             labels={"operators.operatorframework.io.bundle.package.v1": package},
