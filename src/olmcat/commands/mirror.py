@@ -257,7 +257,12 @@ class _Watcher:
     help="The final report on stdout: text, or JSON (schema olmcat.mirror-copy.v1).",
 )
 @report_option
-@quiet_option
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress (bar or per-image lines); the final report is still printed.",
+)
 @registry_options("src")
 @registry_options("dest")
 @click.pass_context
@@ -330,7 +335,7 @@ def copy_command(
     notices.write(report, command="mirror copy", inputs=[source], copy=document)
     if format_ == "json":
         click.echo(json.dumps(document, indent=2))
-    elif not quiet or not result.ok:
+    else:
         click.echo(result.render_text(), nl=False)
     if not result.ok:
         ctx.exit(1)

@@ -99,7 +99,10 @@ class CopyReport:
     dry_run: bool
     images: list[ImageCopy] = field(default_factory=list)
     seconds: float = 0.0
-    catalog_image: str = ""  # pull spec of the rebuilt catalog image, by digest
+    catalog_image: str = (
+        ""  # where the rebuilt catalog image is: pull spec by digest, or oci:DIR:NAME
+    )
+    catalog_digest: str = ""
 
     def count(self, status: Status) -> int:
         return sum(1 for image in self.images if image.status == status)
@@ -128,6 +131,7 @@ class CopyReport:
                 "seconds": round(self.seconds, 3),
             },
             "catalog_image": self.catalog_image or None,
+            "catalog_digest": self.catalog_digest or None,
             "images": [image.to_json() for image in self.images],
         }
 
@@ -148,6 +152,8 @@ class CopyReport:
         )
         if self.catalog_image:
             summary += f"\ncatalog image: {self.catalog_image}"
+            if not self.catalog_image.endswith(self.catalog_digest):
+                summary += f" ({self.catalog_digest})"
         return "\n".join([*lines, summary]) + "\n"
 
 
@@ -467,7 +473,11 @@ def mirror_copy(
             if built is not None:
                 image, row = built
                 if row.status in ("copied", "present", "planned"):
-                    report.catalog_image = f"{_without_tag(row.target)}@{image.digest}"
+                    report.catalog_digest = image.digest
+                    if destination.layout is not None:
+                        report.catalog_image = f"oci:{destination.layout}:{row.target}"
+                    else:
+                        report.catalog_image = f"{_without_tag(row.target)}@{image.digest}"
         finally:
             copier.close()
     finally:
@@ -481,10 +491,7 @@ def mirror_copy(
 
 
 def _without_tag(target: str) -> str:
-    if target.startswith("/") or "/" not in target:
-        return target
-    ref = parse_reference(target)
-    return ref.as_repository().exact()
+    return parse_reference(target).as_repository().exact()
 
 
 def _catalog_task(scratch: Path, name: str, destination: _Destination) -> tuple[Any, ImageCopy]:
