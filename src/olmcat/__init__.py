@@ -74,9 +74,17 @@ _EXPORTS: dict[str, str] = {
     "upgrade_check": "olmcat.upgrade.check:upgrade_check",
     "UpgradeReport": "olmcat.upgrade.check:UpgradeReport",
     "load_inventory": "olmcat.upgrade.inventory:load_inventory",
+    "mirror_copy": "olmcat.mirror.copy:mirror_copy",
+    "CopyOptions": "olmcat.mirror.copy:CopyOptions",
+    "CopyReport": "olmcat.mirror.copy:CopyReport",
+    # registries
+    "RegistryOptions": "olmcat.oci.options:RegistryOptions",
+    "use_registry_options": "olmcat.oci.options:use_options",
+    "BlobCache": "olmcat.oci.cache:BlobCache",
 }
 
 __all__ = [
+    "BlobCache",
     "Bundle",
     "Catalog",
     "CatalogDiff",
@@ -84,6 +92,8 @@ __all__ = [
     "Channel",
     "ChannelEntry",
     "Comparison",
+    "CopyOptions",
+    "CopyReport",
     "Deprecation",
     "DeprecationEntry",
     "EncodingError",
@@ -103,6 +113,7 @@ __all__ = [
     "PackageSelector",
     "PlanOptions",
     "Property",
+    "RegistryOptions",
     "RelatedImage",
     "UpgradeReport",
     "ValidationError",
@@ -117,10 +128,12 @@ __all__ = [
     "load_inventory",
     "migrate_pkgman",
     "migrate_sqlite",
+    "mirror_copy",
     "open_catalog",
     "pkgman_to_bundles",
     "plan_catalog",
     "upgrade_check",
+    "use_registry_options",
     "validate",
     "write_directory",
     "write_stream",
@@ -154,6 +167,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     )
     from olmcat.export.sqlite import export_sqlite
     from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
+    from olmcat.mirror.copy import CopyOptions, CopyReport, mirror_copy
     from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog
     from olmcat.mirror.images import catalog_images
     from olmcat.mirror.isc import load_image_set_config
@@ -172,6 +186,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         RelatedImage,
     )
     from olmcat.notices import Notice, NoticeLog, NoticeSink
+    from olmcat.oci.cache import BlobCache
+    from olmcat.oci.options import RegistryOptions
+    from olmcat.oci.options import use_options as use_registry_options
     from olmcat.readers.catalog import Catalog, open_catalog
     from olmcat.readers.memory import MemoryCatalog
     from olmcat.readers.source import CatalogSource

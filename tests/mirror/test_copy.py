@@ -247,9 +247,14 @@ def test_to_disk_and_back_gives_the_same_digests(
         str(secure.tls.ca_dir),
         "--format",
         "json",
+        "--report",
+        str(tmp_path / "report.json"),
     )
     assert back.returncode == 0, back.stderr
     assert plain.requests(mark) == []
+    written = json.loads((tmp_path / "report.json").read_text())
+    assert written["copy"]["summary"] == json.loads(back.stdout)["summary"]
+    assert PASSWORD not in (tmp_path / "report.json").read_text()
     report = json.loads(back.stdout)
     assert report["summary"]["copied"] == len(expected)
     for row in report["images"]:

@@ -284,3 +284,42 @@ def test_multi_arch_index_and_zstd_fbc_image(registries: Registries, tmp_path: P
     assert missing.exit_code == 1
     assert "no image for platform linux/s390x" in missing.output
     assert "linux/amd64" in missing.output and "linux/arm64" in missing.output
+
+
+EXAMPLE_DB = FIXTURES / "example" / "sqlite" / "schema-13.db"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", "{ref}"],
+        ["images", "{ref}"],
+        ["render-graph", "{ref}"],
+        ["query", "--use-http", "{ref}", "packages"],
+        ["filter", "{ref}", "-", "-p", "hello-operator"],
+        ["diff", "{ref}", "{ref}"],
+        ["mirror", "plan", "{ref}", "mirror.example.com/olm", "{tmp}/plan", "--name", "x"],
+        ["export", "sqlite", "{ref}", "{tmp}/out.db"],
+    ],
+    ids=lambda command: " ".join(command[:2]),
+)
+def test_every_catalog_command_takes_a_registry_reference(
+    registries: Registries, command: list[str], tmp_path: Path
+) -> None:
+    """The same command on the image in a registry and on the DB it holds: same output."""
+    server = registries.plain
+    push(server, "example/index", "v1", index_image(EXAMPLE_DB))
+    remote_ref = f"docker://{server.host}/example/index:v1"
+    runner = CliRunner()
+    outputs = []
+    for ref, extra in ((remote_ref, ["--use-http"]), (str(EXAMPLE_DB), [])):
+        work = tmp_path / ("remote" if extra else "local")
+        work.mkdir()
+        args = [part.format(ref=ref, tmp=work) for part in command]
+        if extra and "--use-http" not in args:
+            args += extra
+        result = runner.invoke(cli, args, env=clean_env(tmp_path))
+        assert result.exit_code in (0, 1), result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        outputs.append((result.exit_code, result.stdout.replace(ref, "REF")))
+    assert outputs[0] == outputs[1]

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run
+from olmcat.commands._registry import registry_options
 
 
 @click.group("export")
@@ -23,6 +24,7 @@ def export() -> None:
 @click.argument("catalog")
 @click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
 @platform_option
+@registry_options()
 @quiet_option
 @click.pass_context
 def export_sqlite_command(
