@@ -243,7 +243,10 @@ def _destination(dest: str) -> _Destination:
             "oci:DIR (an OCI layout directory)"
         )
     text = dest.removeprefix(DOCKER_PREFIX).rstrip("/")
-    parse_destination(text)  # registry[:port][/namespace...], refused with a clear message
+    try:
+        parse_destination(text)  # registry[:port][/namespace...]
+    except InputError as error:
+        raise InputError(f"{error}; to copy into a directory, use oci:DIR") from None
     return _Destination(dest, registry=text)
 
 
@@ -534,8 +537,14 @@ def _run_all(
     def one(task: _Task) -> ImageCopy:
         return finish(copier.run(task, progress))
 
-    with ThreadPoolExecutor(max_workers=options.workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=options.workers)
+    try:
         rows = list(pool.map(one, tasks))
+    except BaseException:
+        # Ctrl-C or a crash: start no further image; those in flight finish or fail on their own.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     if built is not None:
         rows.append(finish(_copy_built(copier, built, progress)))
     return rows
