@@ -179,9 +179,7 @@ class _Watcher:
             return
         from tqdm import tqdm
 
-        self._bar = tqdm(
-            desc="copying", unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr
-        )
+        self._bar = tqdm(desc="copying", unit="B", unit_scale=True, file=sys.stderr)
         self._bar.set_postfix_str(f"images 0/{images}")
 
     def transferred(self, count: int) -> None:
