@@ -240,6 +240,17 @@ def test_untrusted_certificate_and_plain_http_are_explained(
     plain = _olmcat(env, "images", f"docker://{registries.plain.host}/index:v1")
     assert plain.returncode == 1
     assert "--use-http" in plain.stderr
+    # --tls-verify=false: no certificate check, and plain HTTP where the registry has no TLS.
+    authfile = write_auth_file(tmp_path / "auth.json", registries.secure.host, USER, PASSWORD)
+    for server, extra in (
+        (registries.plain, []),
+        (registries.secure, ["--authfile", str(authfile)]),
+    ):
+        done = _olmcat(
+            env, "images", f"docker://{server.host}/index:v1", "--tls-verify=false", *extra
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout
 
 
 def test_multi_arch_index_and_zstd_fbc_image(registries: Registries, tmp_path: Path) -> None:
