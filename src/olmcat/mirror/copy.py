@@ -192,7 +192,6 @@ class _Task:
     source_ref: ImageReference  # Docker defaults applied
     target: str  # registry pull spec, or the layout name
     target_ref: ImageReference | None  # None for a layout destination
-    is_catalog: bool = False
 
 
 def _repository(ref: ImageReference) -> str:
@@ -278,11 +277,7 @@ def _catalog_tasks(
     tasks = []
     if destination.layout is not None:
         for image in sorted(images | ({index_image} if index_image else set())):
-            tasks.append(
-                _Task(
-                    image, registry_reference(image), layout_name(image), None, image == index_image
-                )
-            )
+            tasks.append(_Task(image, registry_reference(image), layout_name(image), None))
         return tasks
     for mapping in plan_mappings(
         images, destination.registry, max_components=max_components, index=index_image
@@ -290,8 +285,7 @@ def _catalog_tasks(
         source = mapping.source_text
         target_ref = mapping.target
         target_text = mapping.target_text
-        is_index = index_image is not None and mapping.source == parse_reference(index_image)
-        tasks.append(_Task(source, registry_reference(source), target_text, target_ref, is_index))
+        tasks.append(_Task(source, registry_reference(source), target_text, target_ref))
     return tasks
 
 

@@ -280,19 +280,3 @@ def _copy_tree(
                 result.blobs_mounted += 1
                 if progress is not None:
                     progress(blob.size)
-
-
-def manifest_size(source: Endpoint, manifest: Manifest, depth: int = 0) -> int:
-    """Bytes of every blob an image (or a whole list) holds, for progress totals."""
-    if manifest.media_type in INDEX_TYPES:
-        if depth >= _MAX_DEPTH:
-            return 0
-        return sum(
-            manifest_size(source, source.get_manifest(child.digest), depth + 1)
-            for child in children(manifest)
-        )
-    return sum(blob.size for blob in image_blobs(manifest))
-
-
-def digest_reference(reference: str) -> bool:
-    return is_digest(reference)

@@ -30,9 +30,9 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 from urllib.parse import urlencode, urljoin
 
 import httpx
@@ -855,11 +855,6 @@ def file_chunks(path: Path, chunk_size: int = _CHUNK) -> Iterator[bytes]:
             yield chunk
 
 
-def stream_chunks(handle: IO[bytes], chunk_size: int = _CHUNK) -> Iterator[bytes]:
-    while chunk := handle.read(chunk_size):
-        yield chunk
-
-
 class RegistryPool:
     """One :class:`Registry` per host, sharing options and cache; use as a context manager."""
 
@@ -909,7 +904,3 @@ class RegistryPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def with_side(options: RegistryOptions, **changes: Any) -> RegistryOptions:
-    return replace(options, **changes)
