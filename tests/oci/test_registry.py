@@ -39,7 +39,7 @@ def _db(corpus_name: str, fixture_name: str) -> Path:
     return corpus if corpus.is_file() else FIXTURES / "example" / "sqlite" / fixture_name
 
 
-OLD_DB = _db("deprecate-before.db", "schema-7.db")
+OLD_DB = _db("deprecate-before.db", "pre-migration.db")
 NEW_DB = _db("deprecated.db", "schema-13.db")
 
 
