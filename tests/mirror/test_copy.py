@@ -361,3 +361,28 @@ def test_failures_are_reported_per_image(
     assert result.exit_code == 1
     assert f"failed   {missing}" in result.stdout
     assert "1 failed" in result.stdout
+
+
+def test_a_destination_that_refuses_the_credentials_stops_the_copy_at_once(
+    registries: Registries, catalog: MirrorCatalog, tmp_path: Path
+) -> None:
+    secure = registries.secure
+    assert secure.tls is not None
+    wrong = write_auth_file(tmp_path / "wrong.json", secure.host, USER, "wrong-pass-123")
+    done = _run(
+        clean_env(tmp_path),
+        "mirror",
+        "copy",
+        str(catalog.directory),
+        f"{secure.host}/refused",
+        "--src-use-http",
+        "--dest-authfile",
+        str(wrong),
+        "--dest-cert-dir",
+        str(secure.tls.ca_dir),
+    )
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("olmcat: error:")]
+    assert len(errors) == 1, done.stderr
+    assert secure.host in errors[0] and str(wrong) in errors[0]
+    assert "wrong-pass-123" not in done.stderr + done.stdout

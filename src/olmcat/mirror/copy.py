@@ -33,6 +33,7 @@ from olmcat.errors import InputError, OlmcatError
 from olmcat.mirror.naming import parse_destination, plan_mappings
 from olmcat.model import PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.oci.auth import AuthError
 from olmcat.oci.options import RegistryOptions, current_options
 from olmcat.oci.reference import ImageReference, parse_reference
 from olmcat.oci.transport import DOCKER_PREFIX, parse_location, registry_reference
@@ -374,6 +375,11 @@ class _Copier:
             row.digest = result.digest
             row.bytes = result.bytes
             row.status = "present" if result.present else "copied"
+        except AuthError as error:
+            if self.destination.layout is None and error.host in self.dest_pool.hosts():
+                raise  # the destination refuses us: every other image would fail the same way
+            row.status = "failed"
+            row.reason = str(error)
         except OlmcatError as error:
             row.status = "failed"
             row.reason = str(error)

@@ -70,10 +70,14 @@ def redact(text: str) -> str:
 
 
 class AuthError(InputError):
-    """Credentials missing, unreadable or refused. The message never holds a secret."""
+    """Credentials missing, unreadable or refused. The message never holds a secret.
 
-    def __init__(self, message: str) -> None:
+    ``host`` names the registry that refused, when one did (a copy stops at once when it is the
+    destination: every image would fail the same way)."""
+
+    def __init__(self, message: str, host: str = "") -> None:
         super().__init__(redact(message))
+        self.host = host
 
 
 @dataclass(frozen=True)

@@ -338,7 +338,8 @@ class Registry:
         return AuthError(
             f"{self.host}: the registry requires authentication and no credentials for it were "
             f"found (auth files read: {self._where(None)}); pass {self._flag}authfile FILE or "
-            "log in with podman/skopeo/docker login"
+            "log in with podman/skopeo/docker login",
+            self.host,
         )
 
     def _refused(self, credentials: Credentials | None) -> AuthError:
@@ -347,7 +348,8 @@ class Registry:
         who = f"user {credentials.username!r}" if credentials.username else "the identity token"
         return AuthError(
             f"{self.host}: authentication failed for {who} with credentials from "
-            f"{self._where(credentials)}: check them or log in again"
+            f"{self._where(credentials)}: check them or log in again",
+            self.host,
         )
 
     def _authorization(self, scopes: tuple[str, ...], repository: str) -> str | None:
@@ -504,13 +506,14 @@ class Registry:
                 continue
             return response
 
-    def _fail(self, response: httpx.Response, what: str) -> RegistryError:
+    def _fail(self, response: httpx.Response, what: str) -> InputError:
         detail = _error_detail(response) if not response.is_stream_consumed else ""
         if response.status_code == 403:
             credentials = self._credentials
             who = f" for user {credentials.username!r}" if credentials else ""
-            return RegistryError(
-                f"{self.host}: access denied{who} ({what})" + (f": {detail}" if detail else "")
+            return AuthError(
+                f"{self.host}: access denied{who} ({what})" + (f": {detail}" if detail else ""),
+                self.host,
             )
         return RegistryError(
             f"{self.host}: {what}: HTTP {response.status_code}" + (f" ({detail})" if detail else "")
@@ -878,6 +881,10 @@ class RegistryPool:
                 registry = Registry(host, self.options, cache=self.cache, side=self._side)
                 self._registries[host] = registry
             return registry
+
+    def hosts(self) -> set[str]:
+        with self._lock:
+            return set(self._registries)
 
     def stats(self) -> Stats:
         total = Stats()
