@@ -15,6 +15,7 @@ not check olmcat against itself. No address but 127.0.0.1 is ever used.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import hashlib
 import io
@@ -60,6 +61,15 @@ def require_registry_binary() -> str:
             "docker-registry is not installed (Debian package docker-registry; .ci/run installs it)"
         )
     return binary
+
+
+def _die_with_parent() -> None:
+    """In the child: receive SIGTERM when the test process dies, however it dies (Linux), so a
+    killed test run leaves no registry behind."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -280,6 +290,7 @@ def start_registry(
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         server = RegistryServer(
             host, root, process, log, tls_files, (USER, PASSWORD) if auth else None
@@ -803,6 +814,7 @@ def token_registry(
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
     server = RegistryServer(host, root, process, log)
     try:
