@@ -18,6 +18,7 @@ from olmcat.commands._common import (
     examples,
     report_option,
 )
+from olmcat.commands._registry import registry_options
 from olmcat.errors import OlmcatError
 
 
@@ -78,6 +79,7 @@ def _unexpected(error: Exception) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
 @report_option
+@registry_options()
 @click.pass_context
 def upgrade_check(
     ctx: click.Context,
