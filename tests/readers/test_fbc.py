@@ -94,7 +94,7 @@ def test_duplicates_name_both_locations(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{broken", "c.json:1:2: invalid JSON"),
+        ("{broken", "c.json:1:2: not valid JSON"),
         ('{"name": "x"}', "blob has no schema"),
         ("[1, 2]", "a catalog blob must be an object"),
         (blob("olm.bundle", name="b"), 'olm.bundle blob "b" has no package'),

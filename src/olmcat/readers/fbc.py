@@ -203,16 +203,23 @@ class BlobFields:
             return None
         return value
 
-    def properties(self, blob: dict[str, Any]) -> tuple[Property, ...]:
+    def properties(
+        self, blob: dict[str, Any], *, value_required: bool = False
+    ) -> tuple[Property, ...]:
+        """The blob's properties. opm requires a value only of bundle properties (it parses
+        them); elsewhere a missing value is kept as ``null``, which is how opm writes it."""
         out = []
         for index, item in enumerate(self.items(blob, "properties")):
             at = f"properties[{index}]"
             entry = self.obj(item, at)
             if entry is None:
                 continue
-            type_ = self.string(entry, "type", at, required=True)
-            if entry.get("value") is None:
-                self.bad("required-field", f"{at} ({type_ or 'no type'}) has no value")
+            type_ = self.string(entry, "type", at)
+            if "value" not in entry:
+                if value_required:
+                    self.bad("required-field", f"{at} ({type_ or 'no type'}) has no value")
+                    continue
+                out.append(Property(type_, "null"))
                 continue
             out.append(Property(type_, gojson.encode(entry["value"])))
         return tuple(out)
@@ -275,7 +282,7 @@ def bundle_blob(blob: dict[str, Any], fields: BlobFields) -> Bundle:
         name=fields.string(blob, "name", required=True),
         package=fields.string(blob, "package", required=True),
         image=fields.string(blob, "image"),
-        properties=fields.properties(blob),
+        properties=fields.properties(blob, value_required=True),
         related_images=tuple(related),
     )
 

@@ -231,7 +231,7 @@ def _json_stream(buffer: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
         except json.JSONDecodeError as exc:
             if eof:
                 line, column = cursor.at(buffer, exc.pos)
-                raise DocumentError(f"invalid JSON: {exc.msg}", line, column) from None
+                raise DocumentError(f"not valid JSON: {exc.msg}", line, column) from None
             more = fh.read(chunk)
             chunk *= 2  # grow geometrically: a huge document is re-parsed O(log n) times
             eof = not more
@@ -295,9 +295,9 @@ def _yaml_document(text: str, first_line: int) -> tuple[int, int, Any]:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = first_line + mark.line if mark is not None else first_line
         column = mark.column + 1 if mark is not None else 0
-        raise DocumentError(f"invalid YAML: {problem}", line, column) from None
+        raise DocumentError(f"not valid YAML: {problem}", line, column) from None
     except Exception as exc:  # libyaml's own errors (e.g. unacceptable characters)
-        raise DocumentError(f"invalid YAML: {str(exc).splitlines()[0]}", first_line, 1) from None
+        raise DocumentError(f"not valid YAML: {str(exc).splitlines()[0]}", first_line, 1) from None
     if found is None or found[2] is None:
         return first_line, 1, None
     line, column, value = found
@@ -333,6 +333,9 @@ class FbcScan:
         self._report = report
         self.by_package: dict[str, list[BlobRef]] = defaultdict(list)
         self.global_blobs: list[BlobRef] = []
+        # Collecting only: blobs of opm's schemas that have no package (or no name), kept so
+        # that validate can still report what else is wrong with them.
+        self.unowned: list[BlobRef] = []
         self.files = 0
         self._seen: dict[tuple[str, str, str], Position] = {}
         self._spill: IO[bytes] = tempfile.TemporaryFile(prefix="olmcat-fbc-")  # noqa: SIM115
@@ -397,7 +400,8 @@ class FbcScan:
         if path is not None and path.suffix.lower() not in CATALOG_EXTENSIONS:
             kind = "stray-file"
             message = (
-                f"{message}; opm loads every file of a catalog that no .indexignore excludes"
+                f"{path.name} is not a catalog file ({message}), but opm loads every file "
+                "that no .indexignore excludes"
             )
         self._problem(ScanProblem(kind, message, where))
 
@@ -442,6 +446,7 @@ class FbcScan:
                 self._problem(
                     ScanProblem("required-field", f"{schema} blob{label} {what}", where, schema)
                 )
+                self.unowned.append(self._spill_blob(blob, schema, "", name, where))
                 return
             key = (schema, package, name)
             first = self._seen.get(key)
@@ -459,14 +464,20 @@ class FbcScan:
                 )
                 return
             self._seen[key] = where
-        data = gojson.encode(blob).encode("utf-8")
-        self._spill.write(data)
-        ref = BlobRef(schema, package, name, where, self._offset, len(data))
-        self._offset += len(data)
+        ref = self._spill_blob(blob, schema, package, name, where)
         if package:
             self.by_package[package].append(ref)
         else:
             self.global_blobs.append(ref)
+
+    def _spill_blob(
+        self, blob: dict[str, Any], schema: str, package: str, name: str, where: Position
+    ) -> BlobRef:
+        data = gojson.encode(blob).encode("utf-8")
+        self._spill.write(data)
+        ref = BlobRef(schema, package, name, where, self._offset, len(data))
+        self._offset += len(data)
+        return ref
 
 
 def _describe(schema: str, package: str, name: str) -> str:
