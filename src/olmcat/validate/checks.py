@@ -18,9 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import yaml
 
 from olmcat.errors import InputError
+from olmcat.files import yaml as yamlio
 from olmcat.go import json as gojson
 from olmcat.go.semver import Version, parse_skip_range
 from olmcat.model import (
@@ -608,13 +610,21 @@ def _check_known_property(
         if data:
             manifest = base64.b64decode(data.replace("\r", "").replace("\n", ""))
             try:
-                yaml.safe_load(manifest)
+                _load_manifest(manifest)
             except yaml.YAMLError as exc:
                 reason = str(exc).splitlines()[0]
                 add(
                     "invalid-bundle-object",
                     f"{at}: the decoded data is not a YAML or JSON manifest: {reason}",
                 )
+
+
+def _load_manifest(data: bytes) -> None:
+    """Parse a bundle object as opm's ``yaml.ToJSON`` must: JSON (almost always) or YAML."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        yamlio.load(data)
 
 
 def _check_package_property(
