@@ -600,10 +600,11 @@ def _check_known_property(
             # OLM v0 reads versionRange with blang's ParseRange, as it reads skipRange.
             parse_skip_range(version_range)
         except InputError as exc:
+            reason = str(exc).split(": ", 1)[-1]  # drop the parser's "invalid skipRange ..."
             add(
                 "package-required-version-range",
                 f"{at}: versionRange {q(version_range)} is not a semver range, so OLM can never "
-                f"resolve this dependency ({exc})",
+                f"resolve this dependency ({reason})",
             )
     elif type_ == prop.TYPE_BUNDLE_OBJECT:
         data = str(fields.get("data", ""))

@@ -613,13 +613,17 @@ class RuleSet:
         enable: Iterable[str] = (),
         disable: Iterable[str] = (),
     ) -> RuleSet:
-        """Default rules, plus ``enable`` (IDs or names), minus ``disable``; ``all`` in either
-        means every rule."""
+        """Default rules, minus ``disable``, plus ``enable`` (IDs or names). ``all`` in
+        ``enable`` starts from every rule, in ``disable`` from none; named rules then apply, so
+        ``--disable all --enable X`` runs X only and ``--enable all --disable X`` all but X."""
+        everything = {r.id for r in RULES}
         enabled = {r.id for r in RULES if r.default_enabled}
-        for key in enable:
-            enabled |= {r.id for r in RULES} if key == "all" else {rule(key).id}
-        for key in disable:
-            enabled -= {r.id for r in RULES} if key == "all" else {rule(key).id}
+        if "all" in enable:
+            enabled = set(everything)
+        if "all" in disable:
+            enabled = set()
+        enabled -= {rule(key).id for key in disable if key != "all"}
+        enabled |= {rule(key).id for key in enable if key != "all"}
         return cls(compat, frozenset(enabled))
 
     def is_on(self, rule_id: str) -> bool:
