@@ -4,6 +4,7 @@ generated valid and broken catalogs."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -170,7 +171,7 @@ def catalogs(draw: st.DrawFn) -> list[dict[str, Any]]:
         for channel in channel_names:
             if clean:
                 chain = [entry(names[0])]
-                chain += [entry(n, p) for p, n in zip(names, names[1:], strict=False)]
+                chain += [entry(n, p) for p, n in itertools.pairwise(names)]
                 if draw(st.integers(0, 3)) == 0 and count > 2:
                     chain[-1]["skips"] = [names[-2]]  # a replaces+skips pair, as migrate writes
                 blobs.append(ch(channel, *chain, package=package))
