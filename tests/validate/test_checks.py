@@ -7,12 +7,17 @@ file is at line N, column 1: expected positions are counted, not taken from the 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from olmcat.model import Bundle, Channel, ChannelEntry, Package, PackageCatalog
+from olmcat.model.property import Property
 from olmcat.validate import Problem, RuleSet, Summary, validate
+from olmcat.validate.checks import check_package
+from tests.support.builders import make_index_db, simple_package
 from tests.support.fbc_catalogs import (
     good_package,
     write_fbc,
@@ -126,3 +131,77 @@ def test_compat_v126_downgrades_the_rules_v126_lacks(case: str, tmp_path: Path) 
     root = write_fbc(tmp_path / "fbc", *blobs)
     _, summary = run(root, "v1.26")
     assert summary.valid() == accepted_by_v126
+
+
+# -- other forms ----------------------------------------------------------------------------------
+
+
+def _package_manifest(root: Path, name: str, head: str, versions: dict[str, str]) -> None:
+    """A package-manifest package: one channel 'stable' at ``head``; version dir -> replaces."""
+    directory = root / name
+    directory.mkdir(parents=True)
+    (directory / f"{name}.package.yaml").write_text(
+        f"packageName: {name}\nchannels:\n- name: stable\n  currentCSV: {head}\n"
+        "defaultChannel: stable\n"
+    )
+    for version, replaces in versions.items():
+        (directory / version).mkdir()
+        spec = f"  version: {version}\n" + (f"  replaces: {replaces}\n" if replaces else "")
+        (directory / version / "csv.yaml").write_text(
+            "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\n"
+            f"metadata:\n  name: {name}.v{version}\nspec:\n{spec}"
+        )
+
+
+def test_packages_the_legacy_loader_refuses_are_errors(tmp_path: Path) -> None:
+    root = tmp_path / "manifests"
+    _package_manifest(root, "good", "good.v0.2.0", {"0.1.0": "", "0.2.0": "good.v0.1.0"})
+    _package_manifest(root, "bad", "bad.v0.3.0", {"0.1.0": ""})
+    _package_manifest(root, "worse", "worse.v0.2.0", {"0.2.0": "worse.v0.1.0"})
+    problems, summary = run(root)
+    assert (summary.kind, summary.packages) == ("pkgman", 1)
+    assert [(p.rule, p.severity, p.package) for p in problems] == [
+        ("OLMCAT-LG001", "error", "bad"),
+        ("OLMCAT-LG001", "error", "worse"),
+    ]
+    assert "currentCSV 'bad.v0.3.0'" in problems[0].message
+    assert "worse.v0.1.0" in problems[1].message
+
+
+def test_sqlite_problems_name_package_channel_and_bundle(tmp_path: Path) -> None:
+    spec = simple_package("demo", ("0.2.0", "0.1.0"))
+    spec.channels["stable"][0].properties.append(
+        ("olm.gvk", json.dumps({"group": "example.com", "kind": "", "version": "v1"}))
+    )
+    db = make_index_db(tmp_path / "index.db", [spec, simple_package("ok")])
+    problems, summary = run(db)
+    assert (summary.kind, summary.packages) == ("sqlite", 2)
+    assert [(p.rule, p.file, p.package, p.bundle) for p in problems] == [
+        ("OLMCAT-PR004", "", "demo", "demo.v0.2.0")
+    ]
+    assert problems[0].location == "package demo, bundle demo.v0.2.0"
+
+
+def test_check_package_works_on_any_model() -> None:
+    bundle = Bundle(
+        "foo.v1.0.0",
+        "foo",
+        "quay.io/x/foo:v1",
+        (Property("olm.package", '{"packageName":"foo","version":"1.0.0"}'),),
+    )
+    pkg = PackageCatalog(
+        Package("foo", "stable"),
+        (Channel("stable", "foo", (ChannelEntry("foo.v1.0.0"), ChannelEntry("foo.v0.9.0"))),),
+        (bundle,),
+    )
+    assert [(p.rule, p.channel) for p in check_package(pkg)] == [
+        ("OLMCAT-CH004", "stable"),
+        ("OLMCAT-CH005", "stable"),
+    ]
+
+
+def test_unreadable_input_raises(tmp_path: Path) -> None:
+    from olmcat.errors import InputError
+
+    with pytest.raises(InputError):
+        list(validate(tmp_path / "missing"))

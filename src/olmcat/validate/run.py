@@ -33,7 +33,7 @@ from olmcat.model import (
     PackageCatalog,
 )
 from olmcat.model import property as prop
-from olmcat.notices import Notice, NoticeSink
+from olmcat.notices import Notice
 from olmcat.readers.catalog import detect
 from olmcat.readers.fbc import (
     BlobFields,
@@ -110,7 +110,7 @@ def _validate(
         from olmcat.readers.catalog import open_catalog
 
         notices: list[Notice] = []
-        with open_catalog(ref, warn=_warning_notices(notices.append), permissive=True) as catalog:
+        with open_catalog(ref, notify=notices.append, permissive=True) as catalog:
             yield from _stream_with_notices(catalog.packages(), notices, summary, out)
 
 
@@ -343,27 +343,27 @@ def _validate_fbc(
 # -- other forms ----------------------------------------------------------------------------------
 
 
-def _warning_notices(sink: NoticeSink) -> Callable[[str], None]:
-    """Bridge for readers that still report plain strings: each becomes a Notice. What the
-    permissive legacy loader skipped ("skipped package 'x': ...") is an error notice.
+def _legacy_skip(notice: Notice) -> Notice:
+    """A reader notice as validate must weigh it. The legacy readers still report what the
+    permissive loader skipped as a plain warning string ("skipped package 'x': why"); that is a
+    package the real loader refuses, so it becomes an error notice naming the package. Notices
+    that say their severity themselves pass through unchanged.
 
-    Delete when every reader takes a NoticeSink (issue 11): they will say severity and package
-    themselves.
+    Delete when the package-manifest and bundle readers emit their own error notices (issue 11).
     """
-
-    def warn(text: str) -> None:
-        skipped = _SKIPPED.match(text)
-        if skipped is None:
-            sink(Notice("reader.warning", text))
-            return
-        package = skipped["name"][1:-1] if skipped["name"] else ""
-        sink(Notice("legacy.skipped", skipped["rest"], "error", "", package))
-
-    return warn
+    if notice.code != "reader.warning":
+        return notice
+    skipped = _SKIPPED.match(notice.message)
+    if skipped is None:
+        return notice
+    package = skipped["name"][1:-1] if skipped["name"] else ""
+    file = notice.file or skipped["directory"] or ""
+    return Notice("legacy.skipped", notice.message, "error", file, package, notice.bundle)
 
 
 _SKIPPED = re.compile(
-    r"skipped (?:package (?P<name>'[^'\\]*'|\"[^\"\\]*\")|bundle directory \S+?): (?P<rest>.*)",
+    r"skipped (?:package (?P<name>'[^'\\]*'|\"[^\"\\]*\")"
+    r"|bundle directory (?P<directory>\S+?)): (?P<rest>.*)",
     re.DOTALL,
 )
 
@@ -371,6 +371,7 @@ _SKIPPED = re.compile(
 def notice_problem(notice: Notice, out: Findings) -> None:
     """A reader's notice as a problem: what the legacy loader refuses is an error, anything
     else a warning."""
+    notice = _legacy_skip(notice)
     rule = "legacy-rejected" if notice.severity == "error" else "reader-notice"
     out.add(
         rule,
@@ -417,7 +418,11 @@ def _validate_image(
             yield from _validate_fbc(root, summary, out, shown)
             return
         notices: list[Notice] = []
-        with SqliteCatalog(found.path, warn=_warning_notices(notices.append)) as catalog:
+
+        def warn(message: str) -> None:  # the SQLite reader still reports plain strings
+            notices.append(Notice("reader.warning", message))
+
+        with SqliteCatalog(found.path, warn=warn) as catalog:
             yield from _stream_with_notices(catalog.packages(), notices, summary, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
