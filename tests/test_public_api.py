@@ -30,3 +30,17 @@ def test_unknown_names_raise_attribute_error() -> None:
         assert "no_such_thing" in str(error)
     else:  # pragma: no cover
         raise AssertionError("expected AttributeError")
+
+
+def test_public_names_survive_importing_every_subpackage() -> None:
+    # A subpackage import sets an attribute on olmcat: a public function must not share its name.
+    code = (
+        "import importlib, pkgutil, olmcat\n"
+        "for m in pkgutil.walk_packages(olmcat.__path__, 'olmcat.'):\n"
+        "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
+        "import types\n"
+        "bad = [n for n in olmcat.__all__ if isinstance(getattr(olmcat, n), types.ModuleType)]\n"
+        "print(bad)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -62,7 +62,8 @@ _EXPORTS: dict[str, str] = {
     "CatalogDiff": "olmcat.diff.compare:CatalogDiff",
     "diff_catalogs": "olmcat.diff.compare:diff_catalogs",
     "delta_catalog": "olmcat.diff.delta:delta_catalog",
-    "validate": "olmcat.validate.checks:validate",
+    # not "validate": that name is the olmcat.validate subpackage once it is imported
+    "validate_catalog": "olmcat.validate.run:validate",
     "filter_catalog": "olmcat.mirror.filter:filter_catalog",
     "FilterSpec": "olmcat.mirror.filter:FilterSpec",
     "PackageSelector": "olmcat.mirror.filter:PackageSelector",
@@ -134,7 +135,7 @@ __all__ = [
     "plan_catalog",
     "upgrade_check",
     "use_registry_options",
-    "validate",
+    "validate_catalog",
     "write_directory",
     "write_stream",
 ]
@@ -194,7 +195,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.readers.source import CatalogSource
     from olmcat.upgrade.check import UpgradeReport, upgrade_check
     from olmcat.upgrade.inventory import load_inventory
-    from olmcat.validate.checks import validate
+    from olmcat.validate.run import validate as validate_catalog
     from olmcat.writers.bundles import pkgman_to_bundles
     from olmcat.writers.fbc import stream as write_stream
     from olmcat.writers.fbc import write_directory

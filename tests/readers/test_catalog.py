@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tarfile
 import tempfile
 from pathlib import Path
@@ -73,3 +74,13 @@ def test_image_scratch_directory_is_removed(
     with open_catalog(archive):
         assert any(p.name.startswith("olmcat-image-") for p in tmp_path.iterdir())
     assert not any(p.name.startswith("olmcat-image-") for p in tmp_path.iterdir())
+
+
+def test_fbc_directory_holding_an_index_json_is_not_an_image_layout(tmp_path: Path) -> None:
+    # Only a directory with the oci-layout marker file is an OCI image layout.
+    root = tmp_path / "catalog"
+    shutil.copytree(EXAMPLE / "expected", root)
+    (root / "index.json").write_text('{"schema": "olm.index-note", "name": "notes"}\n')
+    with open_catalog(root) as catalog:
+        assert catalog.kind == "fbc"
+        assert catalog.package_names() == ["hello-operator", "world-operator"]

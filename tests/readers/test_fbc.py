@@ -84,17 +84,20 @@ def test_duplicates_name_both_locations(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         FbcCatalog(tmp_path)
     message = str(info.value)
-    assert "duplicate olm.channel demo/stable" in message
-    assert f"{tmp_path / 'a.json'}#2" in message and f"{tmp_path / 'b.json'}#1" in message
+    # PACKAGE is one line of 64 characters, so CHANNEL starts at column 65 of a.json's line 1.
+    assert message == (
+        f'{tmp_path / "b.json"}:1:1: duplicate channel "stable" of package "demo": first '
+        f"defined at {tmp_path / 'a.json'}:1:{len(PACKAGE) + 1}"
+    )
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{broken", "document 1 is not valid JSON"),
+        ("{broken", "c.json:1:2: not valid JSON"),
         ('{"name": "x"}', "blob has no schema"),
         ("[1, 2]", "a catalog blob must be an object"),
-        (blob("olm.bundle", name="b"), "olm.bundle blob 'b' has no package"),
+        (blob("olm.bundle", name="b"), 'olm.bundle blob "b" has no package'),
         (
             blob("olm.channel", name="c", package="p"),
             "package 'p' has blobs but no olm.package blob",

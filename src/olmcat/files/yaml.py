@@ -74,3 +74,21 @@ def load_all(stream: IO[str] | IO[bytes] | str | bytes) -> Iterator[Any]:
 
 def load(stream: IO[str] | IO[bytes] | str | bytes) -> Any:
     return _stringify_keys(yaml.load(stream, Loader=GoLoader))
+
+
+def load_positioned(text: str) -> tuple[int, int, Any] | None:
+    """The one document of ``text`` with the 0-based line and column where its value starts;
+    ``None`` when the text holds no value (only blanks, comments or a ``---`` line).
+
+    For readers that must say where a value came from; raises ``yaml.YAMLError`` (whose
+    ``problem_mark`` locates the defect) like :func:`load`.
+    """
+    loader = GoLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        value = _stringify_keys(loader.construct_document(node))
+        return node.start_mark.line, node.start_mark.column, value
+    finally:
+        loader.dispose()

@@ -346,7 +346,8 @@ def is_image_archive(path: _StrPath) -> bool:
     p = Path(path)
     try:
         if p.is_dir():
-            return (p / "oci-layout").is_file() or (p / "index.json").is_file()
+            # The layout spec requires oci-layout; an FBC directory may well hold an index.json.
+            return (p / "oci-layout").is_file()
         if not p.is_file():
             return False
         with tarfile.open(p, "r:*") as tar:
