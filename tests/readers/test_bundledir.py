@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from olmcat.cli import cli
 from olmcat.errors import InputError, ValidationError
 from olmcat.migrate import migrate_pkgman
+from olmcat.notices import NoticeLog
 from olmcat.readers.bundledir import (
     ANNOTATION_CHANNELS,
     ANNOTATION_DEFAULT_CHANNEL,
@@ -524,11 +525,15 @@ def test_bundle_dirs_inside_a_package_manifest_package_belong_to_it(tmp_path: Pa
     }
 
 
-def test_same_package_in_both_formats_is_refused(tmp_path: Path) -> None:
+def test_same_package_in_both_formats_is_read_from_the_package_manifest(tmp_path: Path) -> None:
+    # As the legacy initializer: it reads package manifests and knows nothing of annotations.
     write_pkgman_package(tmp_path, "demo")
     write_bundle(tmp_path / "bundles", "demo", "1.0.0")
-    with pytest.raises(InputError, match="defined both by a package manifest and by bundle"):
-        migrate_pkgman(tmp_path, None, stdout=io.StringIO())
+    out, notices = io.StringIO(), NoticeLog()
+    migrate_pkgman(tmp_path, None, stdout=out, notify=notices)
+    blobs = parse_stream(out.getvalue())
+    assert [b["name"] for b in blobs if b["schema"] == "olm.bundle"] == ["demo.v1"]
+    assert [n.package for n in notices if n.code == "pkgman.package-also-bundle-format"] == ["demo"]
 
 
 def test_cli_migrates_a_bundle_tree(tmp_path: Path) -> None:
@@ -575,7 +580,7 @@ def test_cli_bad_template_exit_1_and_permissive_counts(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "skipped package 'bad'" in result.output
-    assert "(1 invalid packages skipped" in result.output
+    assert "(1 packages left out" in result.output
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["good"]
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,44 +14,12 @@ from click.testing import CliRunner
 
 from olmcat.cli import cli
 from olmcat.errors import ValidationError
+from olmcat.notices import NoticeLog
 from olmcat.readers.pkgman import PkgmanCatalog
 from tests.support.builders import crd_doc
 from tests.support.builders import csv as csv_doc
 from tests.support.paths import parse_stream
-
-
-def write_package(
-    root: Path,
-    name: str,
-    channels: list[tuple[str, str]],
-    versions: dict[str, list[dict[str, Any]]],
-    default: str | None = None,
-) -> Path:
-    """<root>/<name>/<name>.package.yaml plus one directory per version with its manifests."""
-    pkg_dir = root / name
-    pkg_dir.mkdir(parents=True)
-    manifest: dict[str, Any] = {
-        "packageName": name,
-        "channels": [{"name": c, "currentCSV": h} for c, h in channels],
-    }
-    if default is not None:
-        manifest["defaultChannel"] = default
-    (pkg_dir / f"{name}.package.yaml").write_text(yaml.safe_dump(manifest))
-    for version, docs in versions.items():
-        (pkg_dir / version).mkdir()
-        for index, doc in enumerate(docs):
-            filename = f"{index:02d}-{doc['metadata']['name']}.yaml"
-            (pkg_dir / version / filename).write_text(yaml.safe_dump(doc))
-    return pkg_dir
-
-
-def chain(name: str, *versions: str) -> dict[str, list[dict[str, Any]]]:
-    """Version dirs where each CSV replaces the previous version."""
-    out = {}
-    for index, version in enumerate(versions):
-        spec = {"replaces": f"{name}.v{versions[index - 1]}"} if index else {}
-        out[version] = [csv_doc(f"{name}.v{version}", version, **spec)]
-    return out
+from tests.support.pkgman_trees import chain, install_with_env, write_package
 
 
 def read(root: Path, **kwargs: Any) -> list[Any]:
@@ -128,31 +98,25 @@ def test_bundle_in_no_channel_is_left_out_with_a_warning(tmp_path: Path) -> None
     versions = chain("demo", "1.0.0")
     versions["9.9.9"] = [csv_doc("demo.v9.9.9", "9.9.9")]
     write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], versions)
-    warnings: list[str] = []
-    (pkg,) = read(tmp_path, warn=warnings.append)
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path, notify=notices)
     assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
-    assert any("demo.v9.9.9" in w and "is in no channel" in w for w in warnings)
+    (notice,) = [n for n in notices if n.code == "pkgman.bundle-not-in-channel"]
+    assert notice.bundle == "demo.v9.9.9" and notice.severity == "warning"
+    assert "is in no channel" in notice.message
 
 
+# The initializer's errors; without --permissive any of them refuses the tree.
 RULES = {
     "no-channels": (
         lambda root: write_package(root, "demo", [], chain("demo", "1.0.0")),
-        "package 'demo' has no channels",
+        "package 'demo' not loaded: no default channel",
     ),
     "current-csv-missing": (
         lambda root: write_package(
             root, "demo", [("stable", "demo.v2.0.0")], chain("demo", "1.0.0")
         ),
-        "channel 'stable' points at currentCSV 'demo.v2.0.0', which is not in any version",
-    ),
-    "two-csvs-in-a-version": (
-        lambda root: write_package(
-            root,
-            "demo",
-            [("stable", "demo.v1.0.0")],
-            {"1.0.0": [csv_doc("demo.v1.0.0", "1.0.0"), csv_doc("demo.v1.0.1", "1.0.1")]},
-        ),
-        "a version directory must hold exactly one ClusterServiceVersion, found 2",
+        "channel 'stable': currentCSV 'demo.v2.0.0' is not a loaded bundle",
     ),
     "owned-crd-missing": (
         lambda root: write_package(
@@ -171,7 +135,16 @@ RULES = {
                 ]
             },
         ),
-        "the CSV owns CRDs that are not in the version directory: foos.example.com v1/Foo",
+        "owned CRD foos.example.com v1/Foo is not in the bundle (the bundle is kept)",
+    ),
+    "same-csv-name-twice-in-a-directory": (
+        lambda root: write_package(
+            root,
+            "demo",
+            [("stable", "demo.v1.0.0")],
+            {"1.0.0": [csv_doc("demo.v1.0.0", "1.0.0"), csv_doc("demo.v1.0.0", "1.0.1")]},
+        ),
+        "two CSVs with this name are in one directory",
     ),
     "replaces-missing": (
         lambda root: write_package(
@@ -202,7 +175,17 @@ RULES = {
             chain("demo", "1.0.0"),
             default="c",
         ),
-        "defaultChannel 'c' is not one of the channels",
+        "no default channel (defaultChannel 'c' is not a loaded channel)",
+    ),
+    "env-value-not-a-string": (
+        lambda root: write_package(
+            root,
+            "demo",
+            [("stable", "demo.v1.0.0")],
+            {"1.0.0": [csv_doc("demo.v1.0.0", "1.0.0", install=install_with_env(1.0))]},
+        ),
+        "spec.install.spec.deployments[0].spec.template.spec.containers[0].env[0].value: "
+        "a number where a string is expected",
     ),
 }
 
@@ -215,38 +198,179 @@ def test_legacy_rule_violations_name_file_and_rule(rule: str, tmp_path: Path) ->
         read(tmp_path)
     assert message in str(info.value)
     assert str(tmp_path / "demo") in str(info.value)
+    assert "--permissive loads what loads" in str(info.value)
 
 
-def test_permissive_skips_invalid_packages_and_keeps_the_rest(tmp_path: Path) -> None:
+def test_permissive_leaves_out_the_failing_bundle_not_the_package(tmp_path: Path) -> None:
+    # 1.1.0's CSV does not decode (an env value that is a number): the initializer refuses that
+    # bundle, so the channel head becomes the one the package manifest still names (1.0.0).
+    versions = chain("demo", "1.0.0")
+    versions["1.1.0"] = [
+        csv_doc("demo.v1.1.0", "1.1.0", replaces="demo.v1.0.0", install=install_with_env(1.0))
+    ]
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], versions)
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path, permissive=True, notify=notices)
+    assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
+    assert [n.bundle for n in notices if n.code == "pkgman.bundle-rejected"] == ["demo.v1.1.0"]
+
+
+def test_permissive_keeps_a_bundle_whose_owned_crd_is_missing(tmp_path: Path) -> None:
+    build, _ = RULES["owned-crd-missing"]
+    build(tmp_path)
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path, permissive=True, notify=notices)
+    assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
+    assert [n.code for n in notices if n.severity == "warning"] == ["pkgman.owned-crd-missing"]
+
+
+def test_permissive_skips_packages_that_cannot_be_built_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
     write_package(tmp_path, "good", [("stable", "good.v1.0.0")], chain("good", "1.0.0"))
     write_package(tmp_path, "bad", [("stable", "bad.v9.0.0")], chain("bad", "1.0.0"))
-    warnings: list[str] = []
-    catalog = PkgmanCatalog(tmp_path, permissive=True, warn=warnings.append)
+    notices = NoticeLog()
+    catalog = PkgmanCatalog(tmp_path, permissive=True, notify=notices)
     assert [p.name for p in catalog] == ["good"]
     assert catalog.skipped == ["bad"]
-    assert len(warnings) == 1 and warnings[0].startswith("skipped package 'bad':")
+    rejected = [n for n in notices if n.code == "pkgman.package-rejected"]
+    assert [(n.package, n.severity) for n in rejected] == [("bad", "warning")]
+    # bad.v1.0.0 loaded as a bundle, but no channel lists it.
+    assert [n.bundle for n in notices if n.code == "pkgman.bundle-not-in-channel"] == ["bad.v1.0.0"]
 
 
-def test_cli_strict_stops_at_the_first_invalid_package(tmp_path: Path) -> None:
+def test_several_csvs_in_one_directory_are_one_bundle_each(tmp_path: Path) -> None:
+    # operator-registry's manifests/etcd/0.9.2 holds etcdoperator.v0.9.0 and v0.9.2: each CSV
+    # is a bundle made of itself and the directory's other objects.
+    crd = crd_doc("widgets", "example.com", "Widget", ["v1"])
+    write_package(
+        tmp_path,
+        "demo",
+        [("stable", "demo.v1.1.0")],
+        {
+            "1.x": [
+                csv_doc("demo.v1.0.0", "1.0.0"),
+                csv_doc("demo.v1.1.0", "1.1.0", replaces="demo.v1.0.0"),
+                crd,
+            ]
+        },
+    )
+    (pkg,) = read(tmp_path)
+    assert [b.name for b in pkg.bundles] == ["demo.v1.0.0", "demo.v1.1.0"]
+    for bundle in pkg.bundles:
+        objects = [json.loads(p.value) for p in bundle.properties if p.type == "olm.bundle.object"]
+        kinds = [json.loads(base64.b64decode(o["data"]))["kind"] for o in objects]
+        assert kinds == ["ClusterServiceVersion", "CustomResourceDefinition"], bundle.name
+
+
+def test_flat_csvs_in_the_package_directory_are_bundles(tmp_path: Path) -> None:
+    pkg_dir = write_package(tmp_path, "demo", [("stable", "demo.v2.0.0")], {})
+    for version, replaces in (("1.0.0", ""), ("2.0.0", "demo.v1.0.0")):
+        doc = csv_doc(f"demo.v{version}", version, replaces=replaces)
+        (pkg_dir / f"demo.v{version}.clusterserviceversion.yaml").write_text(yaml.safe_dump(doc))
+    (pkg,) = read(tmp_path)
+    (channel,) = pkg.channels
+    assert [(e.name, e.replaces) for e in channel.entries] == [
+        ("demo.v1.0.0", ""),
+        ("demo.v2.0.0", "demo.v1.0.0"),
+    ]
+
+
+def test_csv_olm_properties_annotation_is_kept(tmp_path: Path) -> None:
+    annotation = (
+        '[{"type": "olm.maxOpenShiftVersion", "value": "4.8"}, '
+        '{"type": "olm.label", "value": {"label": "a<b"}}]'
+    )
+    doc = csv_doc("demo.v1.0.0", "1.0.0")
+    doc["metadata"]["annotations"] = {"olm.properties": annotation}
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], {"1.0.0": [doc]})
+    (pkg,) = read(tmp_path)
+    props = {p.type: p.value for p in pkg.bundles[0].properties}
+    assert props["olm.maxOpenShiftVersion"] == '"4.8"'
+    # json.Marshal of a RawMessage escapes HTML characters; opm keeps that text.
+    assert props["olm.label"] == '{"label":"a\\u003cb"}'
+
+
+def test_manifest_without_api_version_is_kept_as_an_object(tmp_path: Path) -> None:
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    (tmp_path / "demo" / "1.0.0" / "extra.yaml").write_text(
+        "kind: ConfigMap\nmetadata: {name: x}\n"
+    )
+    (tmp_path / "demo" / "1.0.0" / "nokind.yaml").write_text("apiVersion: v1\nmetadata: {}\n")
+    (pkg,) = read(tmp_path)
+    objects = [
+        json.loads(base64.b64decode(json.loads(p.value)["data"]))
+        for p in pkg.bundles[0].properties
+        if p.type == "olm.bundle.object"
+    ]
+    assert [o["kind"] for o in objects] == ["ClusterServiceVersion", "ConfigMap"]
+
+
+def test_empty_csv_icon_gives_no_package_icon(tmp_path: Path) -> None:
+    doc = csv_doc("demo.v1.0.0", "1.0.0", icon=[{"base64data": "", "mediatype": ""}])
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], {"1.0.0": [doc]})
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path, notify=notices)
+    assert pkg.package.icon is None
+    assert [n.severity for n in notices if n.code == "legacy.icon-empty"] == ["info"]
+
+
+def test_second_identical_package_manifest_in_a_version_dir_is_loaded(tmp_path: Path) -> None:
+    pkg_dir = write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    shutil.copy(pkg_dir / "demo.package.yaml", pkg_dir / "1.0.0" / "demo.package.yaml")
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path, notify=notices)
+    assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
+    assert [n.severity for n in notices if n.code == "pkgman.package-redefined"] == ["info"]
+
+
+def test_first_document_is_what_go_reads(tmp_path: Path) -> None:
+    # A comment and then "---": Go's YAML reader returns the comment as the first document, so
+    # the loader sees nothing in this file (not the CSV after it).
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    hidden = csv_doc("demo.v2.0.0", "2.0.0", replaces="demo.v1.0.0")
+    (tmp_path / "demo" / "1.0.0" / "z.yaml").write_text("# header\n---\n" + yaml.safe_dump(hidden))
+    catalog = PkgmanCatalog(tmp_path)
+    assert sorted(catalog.bundles) == ["demo.v1.0.0"]
+
+
+def test_cli_strict_refuses_the_tree(tmp_path: Path) -> None:
     write_package(tmp_path, "bad", [("stable", "bad.v9.0.0")], chain("bad", "1.0.0"))
     result = CliRunner().invoke(cli, ["migrate", "pkgman", str(tmp_path), str(tmp_path / "out")])
     assert result.exit_code == 1
-    assert result.stderr.startswith("olmcat: error: ")
-    assert "currentCSV 'bad.v9.0.0'" in result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("olmcat: error: ") and "currentCSV 'bad.v9.0.0'" in last
     assert not (tmp_path / "out").exists()
 
 
-def test_cli_permissive_reports_the_count(tmp_path: Path) -> None:
+def test_cli_permissive_reports_what_it_left_out(tmp_path: Path) -> None:
     src = tmp_path / "src"
     write_package(src, "good", [("stable", "good.v1.0.0")], chain("good", "1.0.0"))
     write_package(src, "bad", [("stable", "bad.v9.0.0")], chain("bad", "1.0.0"))
+    report = tmp_path / "report.json"
     result = CliRunner().invoke(
-        cli, ["migrate", "pkgman", "--permissive", str(src), str(tmp_path / "out")]
+        cli,
+        [
+            "migrate",
+            "pkgman",
+            "--permissive",
+            "--report",
+            str(report),
+            str(src),
+            str(tmp_path / "out"),
+        ],
     )
     assert result.exit_code == 0, result.stderr
-    assert "olmcat: warning: skipped package 'bad'" in result.stderr
-    assert "1 invalid packages skipped" in result.stderr
+    assert "olmcat: warning: " in result.stderr and "package 'bad' not loaded" in result.stderr
+    assert "1 packages left out" in result.stderr
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["good"]
+    document = json.loads(report.read_text())
+    assert document["schema"] == "olmcat.report.v1" and document["ok"] is True
+    assert document["packages_left_out"] == ["bad"]
+    assert document["summary"]["by_code"] == {
+        "pkgman.bundle-not-in-channel": 1,
+        "pkgman.package-rejected": 1,
+    }
 
 
 def test_cli_without_out_streams_the_catalog_to_stdout(tmp_path: Path) -> None:

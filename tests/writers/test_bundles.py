@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from olmcat.cli import cli
 from olmcat.errors import OutputError, ValidationError
 from olmcat.migrate import migrate_pkgman
+from olmcat.notices import NoticeLog
 from olmcat.writers.bundles import annotations_yaml, pkgman_to_bundles
 from tests.support.builders import csv as csv_doc
 from tests.support.paths import parse_stream
@@ -111,7 +112,10 @@ def test_skipped_bundle_belongs_to_the_channel_that_skips_it(tmp_path: Path) -> 
 
 def test_manifests_are_copied_byte_for_byte_and_strays_stay_behind(tmp_path: Path) -> None:
     pkg_dir = write_package(tmp_path / "src", "demo", [("stable", "demo.v1.0.0")], {"1.0.0": {}})
-    crd_text = "# a comment opm never sees\nkind: CustomResourceDefinition\napiVersion: v1\n"
+    crd_text = (
+        "# a comment opm never sees\nkind: CustomResourceDefinition\n"
+        "apiVersion: apiextensions.k8s.io/v1\n"
+    )
     (pkg_dir / "1.0.0" / "crd.yml").write_text(crd_text)
     (pkg_dir / "1.0.0" / "Dockerfile").write_text("FROM scratch\n")
     (pkg_dir / "ci.yaml").write_text("reviewers: []\n")
@@ -127,11 +131,13 @@ def test_manifests_are_copied_byte_for_byte_and_strays_stay_behind(tmp_path: Pat
 
 def test_version_in_no_channel_is_left_out_with_a_warning(tmp_path: Path) -> None:
     write_package(tmp_path / "src", "demo", [("stable", "demo.v1.0.0")], {"1.0.0": {}, "9.0.0": {}})
-    warnings: list[str] = []
-    result = pkgman_to_bundles(tmp_path / "src", tmp_path / "out", warn=warnings.append)
-    assert result.left_out == [tmp_path / "src" / "demo" / "9.0.0"]
+    notices = NoticeLog()
+    result = pkgman_to_bundles(tmp_path / "src", tmp_path / "out", notify=notices)
+    csv_file = tmp_path / "src" / "demo" / "9.0.0" / "demo.v9.0.0.clusterserviceversion.yaml"
+    assert result.left_out == [csv_file]
     assert not (tmp_path / "out" / "demo" / "9.0.0").exists()
-    assert any("demo.v9.0.0" in w and "is in no channel; not converted" in w for w in warnings)
+    (notice,) = [n for n in notices if n.code == "convert.bundle-not-in-channel"]
+    assert notice.bundle == "demo.v9.0.0" and "is in no channel; not converted" in notice.message
 
 
 @pytest.mark.parametrize(
@@ -141,21 +147,21 @@ def test_version_in_no_channel_is_left_out_with_a_warning(tmp_path: Path) -> Non
             [("stable", "demo.v2.0.0")],
             {"1.0.0": {}},
             None,
-            "channel 'stable' points at currentCSV 'demo.v2.0.0', which is not in any version",
+            "channel 'stable': currentCSV 'demo.v2.0.0' is not a loaded bundle",
         ),
         (
             [("stable", "demo.v1.0.0")],
             {"1.0.0": {"replaces": "demo.v0.9.0"}},
             None,
-            "channel 'stable': a bundle replaces 'demo.v0.9.0', which does not exist",
+            "demo.v1.0.0 replaces 'demo.v0.9.0', which does not exist",
         ),
         (
             [("a", "demo.v1.0.0"), ("b", "demo.v1.0.0")],
             {"1.0.0": {}},
             None,
-            "no defaultChannel, and the package has several channels",
+            "no default channel",
         ),
-        ([], {"1.0.0": {}}, None, "package 'demo' has no channels"),
+        ([], {"1.0.0": {}}, None, "package 'demo' not loaded: no default channel"),
     ],
 )
 def test_invalid_package_stops_and_writes_nothing(

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
 from olmcat.commands._common import (
+    NoticeReport,
     examples,
     fbc_format_option,
     platform_option,
     progress_bar,
     quiet_option,
+    report_option,
     run,
-    warn,
 )
 from olmcat.commands._registry import registry_options
 from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
@@ -28,10 +31,37 @@ def summary(result: MigrateResult, destination: str) -> str:
     )
     notes = []
     if stats.skipped:
-        notes.append(f"{len(stats.skipped)} invalid packages skipped")
+        notes.append(f"{len(stats.skipped)} packages left out")
     if result.warnings:
         notes.append(f"{len(result.warnings)} warnings")
     return text + (f" ({', '.join(notes)})" if notes else "")
+
+
+def run_reported(
+    ctx: click.Context,
+    report_path: Path | None,
+    command: str,
+    inputs: list[str],
+    action: Callable[[NoticeReport], MigrateResult],
+) -> MigrateResult:
+    """Run a migration, printing its notices; write ``--report`` even when it fails."""
+    report = NoticeReport()
+    extra: dict[str, Any] = {"ok": False}
+    try:
+        result = run(ctx, lambda: action(report))
+        stats = result.stats
+        extra = {
+            "ok": True,
+            "written": {
+                "packages": stats.packages,
+                "channels": stats.channels,
+                "bundles": stats.bundles,
+            },
+            "packages_left_out": list(stats.skipped),
+        }
+        return result
+    finally:
+        report.write(report_path, command=command, inputs=inputs, **extra)
 
 
 @click.group()
@@ -44,6 +74,7 @@ def migrate() -> None:
     "olmcat migrate sqlite -o yaml bundles.db out/",
     "olmcat migrate sqlite index-image.oci.tar out/",
     "olmcat migrate sqlite --migrate-level bundle-object-to-csv-metadata bundles.db out/",
+    "olmcat migrate sqlite --report report.json bundles.db out/",
 )
 @migrate.command("sqlite")
 @click.argument("database")
@@ -59,6 +90,7 @@ def migrate() -> None:
 )
 @platform_option
 @registry_options()
+@report_option
 @quiet_option
 @click.pass_context
 def migrate_sqlite_command(
@@ -68,6 +100,7 @@ def migrate_sqlite_command(
     output: str,
     migrate_level: str,
     platform: str | None,
+    report: Path | None,
     quiet: bool,
 ) -> None:
     """Migrate an SQLite index DATABASE into the FBC directory OUT.
@@ -76,18 +109,22 @@ def migrate_sqlite_command(
     one: in a registry (docker://HOST/REPO:TAG) or on disk (oci:DIR[:REF], oci-archive:FILE,
     docker-archive:FILE, or the archive's plain path). It is opened read-only and never
     modified. OUT must not exist or be empty; it appears only when the migration is complete
-    (<OUT>/<package>/catalog.json).
+    (<OUT>/<package>/catalog.json). What opm leaves out (deprecated bundles, an empty icon, ...)
+    is a warning or, with --report, a JSON record.
     """
     from olmcat.migrate import migrate_sqlite
 
-    result = run(
+    result = run_reported(
         ctx,
-        lambda: migrate_sqlite(
+        report,
+        "migrate sqlite",
+        [database],
+        lambda sink: migrate_sqlite(
             database,
             out,
             output=output,  # type: ignore[arg-type]
             migrate_level=migrate_level,  # type: ignore[arg-type]
-            warn=warn,
+            notify=sink,
             progress=progress_bar(quiet, "migrating"),
             platform=platform,
         ),
@@ -99,7 +136,7 @@ def migrate_sqlite_command(
 @examples(
     "olmcat migrate pkgman manifests/ out/",
     "olmcat migrate pkgman manifests/etcd          # one package, FBC on stdout",
-    "olmcat migrate pkgman --permissive manifests/ out/",
+    "olmcat migrate pkgman --permissive --report report.json manifests/ out/",
 )
 @migrate.command("pkgman")
 @click.argument("directory", type=click.Path(path_type=Path))
@@ -108,7 +145,10 @@ def migrate_sqlite_command(
 @click.option(
     "--permissive",
     is_flag=True,
-    help="Skip invalid packages with a warning instead of stopping (initializer --permissive).",
+    help="Load what the legacy initializer --permissive loads: a bundle it refuses (CSV that "
+    "does not decode, duplicate CSV name, olm.substitutesFor, ...) is left out, a package whose "
+    "channels cannot be built (currentCSV or replaces target not loaded, no default channel) is "
+    "left out, and each is reported as a warning. Without it any such problem stops the run.",
 )
 @click.option(
     "--image-ref-template",
@@ -121,6 +161,7 @@ def migrate_sqlite_command(
     is_flag=True,
     help="Read every YAML document of a manifest file; the legacy loader read only the first.",
 )
+@report_option
 @quiet_option
 @click.pass_context
 def migrate_pkgman_command(
@@ -131,26 +172,31 @@ def migrate_pkgman_command(
     permissive: bool,
     image_ref_template: str | None,
     all_documents: bool,
+    report: Path | None,
     quiet: bool,
 ) -> None:
     """Migrate package-manifest / bundle-format DIRECTORY into an FBC.
 
     DIRECTORY is one package (<pkg>/<pkg>.package.yaml plus a directory per version), one bundle
-    (manifests/ + metadata/annotations.yaml), or a tree holding many of either, mixed. With OUT,
-    writes <OUT>/<package>/catalog.json atomically; without it, the catalog goes to stdout.
+    (manifests/ + metadata/annotations.yaml), or a tree holding many of either, mixed. Package
+    manifests give exactly what `initializer` + `opm migrate` give. With OUT, writes
+    <OUT>/<package>/catalog.json atomically; without it, the catalog goes to stdout.
     """
     from olmcat.migrate import migrate_pkgman
 
-    result = run(
+    result = run_reported(
         ctx,
-        lambda: migrate_pkgman(
+        report,
+        "migrate pkgman",
+        [str(directory)],
+        lambda sink: migrate_pkgman(
             directory,
             out,
             output=output,  # type: ignore[arg-type]
             permissive=permissive,
             all_documents=all_documents,
             image_ref_template=image_ref_template,
-            warn=warn,
+            notify=sink,
             progress=progress_bar(quiet or out is None, "migrating"),
             stdout=sys.stdout if out is None else None,
         ),

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from olmcat.model import CatalogStats, PackageCatalog, counted
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.writers import fbc
 
 MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
 MIGRATE_LEVELS: tuple[MigrateLevel, ...] = ("none", "bundle-object-to-csv-metadata")
 
-Warn = Callable[[str], None]
 Progress = Callable[[Iterable[PackageCatalog], int], Iterable[PackageCatalog]]
 
 
@@ -22,11 +22,16 @@ Progress = Callable[[Iterable[PackageCatalog], int], Iterable[PackageCatalog]]
 class MigrateResult:
     stats: CatalogStats
     seconds: float
-    warnings: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The messages of notices that are warnings or errors."""
+        return [n.message for n in self.notices if n.severity != "info"]
 
 
 def apply_migrate_level(
-    packages: Iterable[PackageCatalog], level: MigrateLevel
+    packages: Iterable[PackageCatalog], level: MigrateLevel, notify: NoticeSink = discard
 ) -> Iterator[PackageCatalog]:
     """opm's ``--migrate-level``: optional rewrites applied after reading."""
     if level == "none":
@@ -35,7 +40,21 @@ def apply_migrate_level(
     from olmcat.model.csvmetadata import bundle_objects_to_csv_metadata
 
     for pkg in packages:
-        yield bundle_objects_to_csv_metadata(pkg)
+        rewritten = bundle_objects_to_csv_metadata(pkg)
+        for before, after in zip(pkg.bundles, rewritten.bundles, strict=True):
+            if before.properties != after.properties:
+                notify(
+                    Notice(
+                        "migrate.csv-metadata",
+                        f"package {pkg.name!r}: bundle {before.name!r}: olm.bundle.object "
+                        "properties replaced by one olm.csv.metadata (--migrate-level "
+                        f"{level})",
+                        "info",
+                        package=pkg.name,
+                        bundle=before.name,
+                    )
+                )
+        yield rewritten
 
 
 def write_catalog(
@@ -47,11 +66,12 @@ def write_catalog(
     migrate_level: MigrateLevel = "none",
     progress: Progress | None = None,
     stdout: TextIO | None = None,
+    notify: NoticeSink = discard,
 ) -> MigrateResult:
     """Stream ``packages`` into ``out`` (a directory, written atomically) or onto ``stdout``."""
     started = time.perf_counter()
     stats = CatalogStats()
-    stream: Iterable[PackageCatalog] = apply_migrate_level(packages, migrate_level)
+    stream: Iterable[PackageCatalog] = apply_migrate_level(packages, migrate_level, notify)
     if progress is not None:
         stream = progress(stream, total)
     if out is None:
@@ -63,13 +83,12 @@ def write_catalog(
     return MigrateResult(stats, time.perf_counter() - started)
 
 
-def _collector(warn: Warn | None, sink: list[str]) -> Warn:
-    def collect(message: str) -> None:
-        sink.append(message)
-        if warn is not None:
-            warn(message)
+def _keeping(notify: NoticeSink, kept: list[Notice]) -> NoticeSink:
+    def sink(notice: Notice) -> None:
+        kept.append(notice)
+        notify(notice)
 
-    return collect
+    return sink
 
 
 def migrate_sqlite(
@@ -78,20 +97,19 @@ def migrate_sqlite(
     *,
     output: fbc.OutputFormat = "json",
     migrate_level: MigrateLevel = "none",
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
     platform: str | None = None,
 ) -> MigrateResult:
     """Migrate an SQLite index database (or an index image archive holding one) to a file-based
-    catalog, never touching the database."""
+    catalog, never touching the database. Everything left out, rewritten or doubted goes to
+    ``notify`` (and into ``MigrateResult.notices``)."""
     from olmcat.readers.catalog import open_catalog
 
-    warnings: list[str] = []
-    collect = _collector(warn, warnings)
-    with open_catalog(
-        source, notify=lambda n: collect(n.message), expect=("sqlite",), platform=platform
-    ) as catalog:
+    kept: list[Notice] = []
+    sink = _keeping(notify, kept)
+    with open_catalog(source, notify=sink, expect=("sqlite",), platform=platform) as catalog:
         result = write_catalog(
             catalog.packages(),
             out,
@@ -100,8 +118,9 @@ def migrate_sqlite(
             migrate_level=migrate_level,
             progress=progress,
             stdout=stdout,
+            notify=sink,
         )
-    result.warnings = warnings
+    result.notices = kept
     return result
 
 
@@ -113,21 +132,25 @@ def migrate_pkgman(
     permissive: bool = False,
     all_documents: bool = False,
     image_ref_template: str | None = None,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
 ) -> MigrateResult:
-    """Migrate package-manifest and bundle-format directories to a file-based catalog."""
+    """Migrate package-manifest and bundle-format directories to a file-based catalog.
+
+    Package manifests are read as ``initializer`` loads them and written as ``opm migrate``
+    writes the result. Without ``permissive`` any problem the initializer reports refuses the
+    tree; with it, what loads is migrated and every bundle or package left out is a notice."""
     from olmcat.readers.directory import DirectoryCatalog
 
-    warnings: list[str] = []
-    collect = _collector(warn, warnings)
+    kept: list[Notice] = []
+    sink = _keeping(notify, kept)
     catalog = DirectoryCatalog(
         source,
         permissive=permissive,
         all_documents=all_documents,
         image_ref_template=image_ref_template,
-        warn=collect,
+        notify=sink,
     )
     try:
         result = write_catalog(
@@ -137,9 +160,10 @@ def migrate_pkgman(
             output=output,
             progress=progress,
             stdout=stdout,
+            notify=sink,
         )
         result.stats.skipped = catalog.skipped
     finally:
         catalog.close()
-    result.warnings = warnings
+    result.notices = kept
     return result

@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Literal
 
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
-from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.notices import NoticeSink, discard
 from olmcat.readers.source import CatalogSource
 
 if TYPE_CHECKING:
     from olmcat.oci.options import RegistryOptions
 
-Warn = Callable[[str], None]
 Kind = Literal["fbc", "sqlite", "pkgman", "image"]
 
 
@@ -123,34 +122,24 @@ def open_catalog(
     ``registry`` says how to reach registries (default: the options of
     :func:`olmcat.oci.options.use_options`, which the CLI sets)."""
     ref = str(reference)
-    warn = _as_warn(notify)
     kind = detect(ref)
     if expect is not None and kind != "image" and kind not in expect:
         found = "a directory" if Path(ref).is_dir() else f"a {_describe(kind)}"
         raise InputError(f"{ref}: not a file holding a {_describe(expect[0])} (found {found})")
     if kind == "image":
-        return _open_image(ref, warn=warn, platform=platform, expect=expect, registry=registry)
+        return _open_image(ref, notify=notify, platform=platform, expect=expect, registry=registry)
     return Catalog(
         ref,
         kind,
         _open_plain(
             ref,
             kind,
-            warn=warn,
+            notify=notify,
             permissive=permissive,
             all_documents=all_documents,
             image_ref_template=image_ref_template,
         ),
     )
-
-
-def _as_warn(notify: NoticeSink) -> Warn:
-    """Readers that still report plain strings get them wrapped into notices."""
-
-    def warn(message: str) -> None:
-        notify(Notice("reader.warning", message))
-
-    return warn
 
 
 def _describe(kind: str) -> str:
@@ -166,7 +155,7 @@ def _open_plain(
     ref: str,
     kind: Kind,
     *,
-    warn: Warn | None,
+    notify: NoticeSink,
     permissive: bool,
     all_documents: bool,
     image_ref_template: str | None,
@@ -174,7 +163,7 @@ def _open_plain(
     if kind == "sqlite":
         from olmcat.readers.sqlite import SqliteCatalog
 
-        return SqliteCatalog(Path(ref), warn=warn)
+        return SqliteCatalog(Path(ref), notify=notify)
     if kind == "pkgman":
         from olmcat.readers.directory import DirectoryCatalog
 
@@ -183,7 +172,7 @@ def _open_plain(
             permissive=permissive,
             all_documents=all_documents,
             image_ref_template=image_ref_template,
-            warn=warn,
+            notify=notify,
         )
     from olmcat.readers.fbc import FbcCatalog
 
@@ -193,7 +182,7 @@ def _open_plain(
 def _open_image(
     ref: str,
     *,
-    warn: Warn | None,
+    notify: NoticeSink,
     platform: str | None,
     expect: tuple[Kind, ...] | None,
     registry: RegistryOptions | None = None,
@@ -212,7 +201,7 @@ def _open_image(
         if inner == "sqlite":
             from olmcat.readers.sqlite import SqliteCatalog
 
-            source = SqliteCatalog(found.path, warn=warn)
+            source = SqliteCatalog(found.path, notify=notify)
         else:
             from olmcat.readers.fbc import FbcCatalog
 

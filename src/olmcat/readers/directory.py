@@ -3,26 +3,23 @@
 Packages defined by a ``*.package.yaml`` are read by :mod:`olmcat.readers.pkgman`; bundle-format
 directories (``manifests/`` + ``metadata/annotations.yaml``) outside those packages are read by
 :mod:`olmcat.readers.bundledir`. Each reader streams packages by name; this module merges them.
+
+A package that has a package manifest *and* bundle-format directories elsewhere in the tree is
+read from the package manifest, as the legacy ``initializer`` reads it (it knows nothing of
+bundle annotations); its bundle-format definition is left out with a warning.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Protocol
 
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog
-from olmcat.readers.source import CatalogSource
-
-Warn = Callable[[str], None]
-
-
-class _Source(CatalogSource, Protocol):
-    skipped: list[str]
 
 
 class DirectoryCatalog:
@@ -33,47 +30,61 @@ class DirectoryCatalog:
         permissive: bool = False,
         all_documents: bool = False,
         image_ref_template: str | None = None,
-        warn: Warn | None = None,
+        notify: NoticeSink = discard,
     ) -> None:
         self.root = root
-        pkgman = PkgmanCatalog(
-            root, permissive=permissive, all_documents=all_documents, warn=warn, require=False
+        self.pkgman = PkgmanCatalog(
+            root, permissive=permissive, all_documents=all_documents, notify=notify, require=False
         )
-        self._sources: list[_Source] = [pkgman]
-        self._sources.append(
-            BundleDirCatalog(
+
+        def warn(message: str) -> None:
+            notify(Notice("bundledir.warning", message))
+
+        try:
+            self.bundledir = BundleDirCatalog(
                 root,
-                exclude_dirs=pkgman.package_dirs(),
+                exclude_dirs=self.pkgman.package_dirs(),
                 permissive=permissive,
                 image_ref_template=image_ref_template,
                 warn=warn,
             )
-        )
-        seen: dict[str, int] = {}
-        for index, source in enumerate(self._sources):
-            for name in source.package_names():
-                if name in seen:
-                    raise InputError(
-                        f"{root}: package {name!r} is defined both by a package manifest and by "
-                        "bundle-format directories; keep one form"
-                    )
-                seen[name] = index
-        if not seen:
+        except BaseException:
+            self.pkgman.close()
+            raise
+        pkgman_names = set(self.pkgman.package_names())
+        self._bundle_format = sorted(set(self.bundledir.package_names()) - pkgman_names)
+        for name in sorted(pkgman_names & set(self.bundledir.package_names())):
+            notify(
+                Notice(
+                    "pkgman.package-also-bundle-format",
+                    f"{root}: package {name!r} is defined by a package manifest and by "
+                    "bundle-format directories; read from the package manifest, as the legacy "
+                    "initializer does (its bundle-format directories are left out)",
+                    package=name,
+                )
+            )
+        self._names = sorted(pkgman_names | set(self._bundle_format))
+        if not self._names and not self.pkgman.manifest_files:
+            self.close()
             raise InputError(
                 f"{root}: no package manifest (*.package.yaml) and no bundle directory "
                 "(manifests/ + metadata/annotations.yaml) found"
             )
-        self._names = sorted(seen)
 
     @property
     def skipped(self) -> list[str]:
-        return sorted(name for source in self._sources for name in source.skipped)
+        return sorted([*self.pkgman.skipped, *self.bundledir.skipped])
 
     def package_names(self) -> list[str]:
         return list(self._names)
 
     def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
-        return heapq.merge(*(s.packages(only) for s in self._sources), key=lambda p: p.name)
+        wanted = set(self._bundle_format if only is None else set(only) & set(self._bundle_format))
+        return heapq.merge(
+            self.pkgman.packages(only),
+            self.bundledir.packages(wanted),
+            key=lambda p: p.name,
+        )
 
     def global_others(self) -> list[Meta]:
         return []
@@ -82,5 +93,5 @@ class DirectoryCatalog:
         return self.packages()
 
     def close(self) -> None:
-        for source in self._sources:
-            source.close()
+        self.pkgman.close()
+        self.bundledir.close()

@@ -20,11 +20,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from olmcat.errors import InputError
+from olmcat.errors import InputError, ValidationError
+from olmcat.go import json as gojson
 from olmcat.go.sort import sort_slice
-from olmcat.model import Bundle, ChannelEntry, Icon, RelatedImage, manifests
+from olmcat.go.typed import decode_error
+from olmcat.model import (
+    Bundle,
+    Channel,
+    ChannelEntry,
+    Icon,
+    PackageCatalog,
+    RelatedImage,
+    manifests,
+)
 from olmcat.model import property as prop
 from olmcat.model.property import Property
+from olmcat.notices import Notice, NoticeSink
 
 
 @dataclass(slots=True)
@@ -106,6 +117,7 @@ class ChannelRowBuilder:
     def __init__(self, bundles: dict[str, GraphBundle]) -> None:
         self.bundles = bundles
         self.rows: list[EntryRow] = []
+        # Bundles visited on a replaces chain: the loader gave each an olm.package property.
         self.reached: set[str] = set()
 
     def _insert(self, channel: str, bundle: str, depth: int) -> EntryRow:
@@ -246,14 +258,178 @@ def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
 def package_icon(
     icon: tuple[str, str] | None, warn: Callable[[str], None], what: str
 ) -> Icon | None:
+    """:func:`decode_package_icon` for readers that report plain text (warnings only)."""
+
+    def sink(notice: Notice) -> None:
+        if notice.severity != "info":
+            warn(notice.message)
+
+    return decode_package_icon(icon, sink, what)
+
+
+def decode_package_icon(
+    icon: tuple[str, str] | None, notify: NoticeSink, what: str, *, package: str = ""
+) -> Icon | None:
     """The package icon from a CSV's first icon, decoded as opm decodes it (see
-    ``manifests.decode_icon``) and re-encoded; undecodable data is left out with a warning that
-    starts with ``what``."""
+    ``manifests.decode_icon``) and re-encoded. opm leaves the icon out when the data is not
+    base64 (a warning) or decodes to nothing (the operator-sdk scaffold's empty icon; a note)."""
     if icon is None:
         return None
     data, mediatype = icon
     decoded = manifests.decode_icon(data)
     if decoded is None:
-        warn(f"{what} is not valid base64; left out")
+        notify(
+            Notice(
+                "legacy.icon-invalid",
+                f"{what} is not valid base64; the package has no icon",
+                package=package,
+            )
+        )
+        return None
+    if not decoded:
+        notify(
+            Notice(
+                "legacy.icon-empty",
+                f"{what} is empty; the package has no icon, as opm leaves it out",
+                "info",
+                package=package,
+            )
+        )
         return None
     return Icon(base64.b64encode(decoded).decode(), mediatype)
+
+
+def head_icon(
+    csv_json: str | None, head: str, where: str, notify: NoticeSink, *, package: str = ""
+) -> Icon | None:
+    """The package icon as ``opm migrate`` finds it: the default channel head's stored CSV is
+    decoded into ``v1alpha1.ClusterServiceVersion`` (a CSV that does not decode, or no CSV,
+    makes opm refuse the whole catalog), then its first icon is used."""
+    if not csv_json:
+        raise ValidationError(
+            f"{where}: the default channel head {head!r} has no stored CSV; opm migrate refuses "
+            "the catalog"
+        )
+    try:
+        csv = gojson.loads(csv_json)
+    except ValueError as exc:
+        raise ValidationError(
+            f"{where}: the CSV of the default channel head {head!r} is not valid JSON ({exc}); "
+            "opm migrate refuses the catalog"
+        ) from None
+    problem = decode_error(csv, "olm.ClusterServiceVersion")
+    if problem is not None:
+        raise ValidationError(
+            f"{where}: the CSV of the default channel head {head!r} does not decode into a "
+            f"ClusterServiceVersion ({problem}); opm migrate refuses the catalog"
+        )
+    icons = manifests.as_list(_folded(manifests.as_dict(csv).get("spec")).get("icon"))
+    if not icons:
+        return None
+    first = _folded(icons[0])
+    icon = (manifests.as_str(first.get("base64data")), manifests.as_str(first.get("mediatype")))
+    return decode_package_icon(icon, notify, f"{where}: icon of bundle {head!r}", package=package)
+
+
+def _folded(value: Any) -> dict[str, Any]:
+    """An object's fields as Go's decoder assigns them to a struct: names matched ignoring case,
+    the last of the (sorted) keys wins, null leaves a field alone."""
+    out: dict[str, Any] = {}
+    for key, item in sorted(manifests.as_dict(value).items()):
+        if item is not None:
+            out[key.lower()] = item
+    return out
+
+
+# Property types opm's model parses (alpha/property.Parse), with the struct each decodes into.
+_PROPERTY_TYPES = {
+    prop.TYPE_PACKAGE: "property.Package",
+    prop.TYPE_PACKAGE_REQUIRED: "property.PackageRequired",
+    prop.TYPE_GVK: "property.GVK",
+    prop.TYPE_GVK_REQUIRED: "property.GVKRequired",
+    "olm.channel": "property.Channel",
+    prop.TYPE_BUNDLE_OBJECT: "property.File",
+}
+
+
+def check_like_opm(catalog: PackageCatalog, where: str) -> None:
+    """Refuse what ``opm migrate`` refuses: its model validation (``model.Validate``) of one
+    package. The message names the package, channel or bundle and opm's rule."""
+    problems = _opm_model_problems(catalog)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ValidationError(f"{where}: opm migrate refuses the catalog: {problems[0]}{more}")
+
+
+def _opm_model_problems(catalog: PackageCatalog) -> list[str]:
+    problems: list[str] = []
+    channels = {c.name: c for c in catalog.channels}
+    if catalog.package.default_channel not in channels:
+        problems.append("the default channel must be set and be one of the channels")
+    if not channels:
+        problems.append("a package must contain at least one channel")
+    for channel in catalog.channels:
+        label = f"channel {channel.name!r}"
+        if not channel.name:
+            problems.append("a channel name must not be empty")
+        if not channel.entries:
+            problems.append(f"{label} must contain at least one bundle")
+            continue
+        problems += [f"{label}: {p}" for p in _replaces_chain_problems(channel)]
+        for entry in channel.entries:
+            for index, skip in enumerate(entry.skips):
+                if not skip:
+                    problems.append(f"{label}: bundle {entry.name!r}: skip[{index}] is empty")
+    for bundle in catalog.bundles:
+        label = f"bundle {bundle.name!r}"
+        if not bundle.name:
+            problems.append("a bundle name must not be empty")
+        packages = 0
+        for index, property_ in enumerate(bundle.properties):
+            struct = _PROPERTY_TYPES.get(property_.type)
+            try:
+                value = gojson.loads(property_.value)
+            except ValueError:
+                problems.append(f"{label}: property {index} ({property_.type}) is not JSON")
+                continue
+            if struct is not None:
+                problem = decode_error(value, struct)
+                if problem is None and struct == "property.File":
+                    fields = _folded(value)
+                    if fields.get("ref") and fields.get("data"):
+                        problem = "fields 'ref' and 'data' are mutually exclusive"
+                if problem is not None:
+                    problems.append(f"{label}: property {index} ({property_.type}): {problem}")
+            packages += property_.type == prop.TYPE_PACKAGE
+        if packages != 1:
+            problems.append(f'{label}: must be exactly one property with type "olm.package"')
+        if not bundle.image and not bundle.properties_of(prop.TYPE_BUNDLE_OBJECT):
+            problems.append(f"{label}: bundle image must be set")
+    return problems
+
+
+def _replaces_chain_problems(channel: Channel) -> list[str]:
+    """opm's ``validateReplacesChain``: one head, no replaces cycle from it, nothing stranded."""
+    incoming: set[str] = set()
+    for entry in channel.entries:
+        if entry.replaces:
+            incoming.add(entry.replaces)
+        incoming.update(entry.skips)
+    heads = sorted(e.name for e in channel.entries if e.name not in incoming)
+    if not heads:
+        return ["no channel head found in graph"]
+    if len(heads) > 1:
+        return [f"multiple channel heads found in graph: {', '.join(heads)}"]
+    by_name = {e.name: e for e in channel.entries}
+    chain = {heads[0]}
+    current = by_name.get(heads[0])
+    while current is not None:
+        if current.replaces in chain:
+            return [f"detected cycle in replaces chain of upgrade graph at {current.replaces}"]
+        chain.add(current.replaces)
+        current = by_name.get(current.replaces)
+    skipped = {s for e in channel.entries for s in e.skips}
+    stranded = sorted(set(by_name) - chain - skipped)
+    if stranded:
+        return [f"channel contains one or more stranded bundles: {', '.join(stranded)}"]
+    return []

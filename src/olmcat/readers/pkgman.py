@@ -1,26 +1,50 @@
-"""Read package-manifest directories into the catalog model.
+"""Read package-manifest trees into the catalog model exactly as ``initializer`` + ``opm migrate``.
 
-Layout: ``<pkg>/<pkg>.package.yaml`` (``packageName``, ``channels`` with ``currentCSV``,
-``defaultChannel``) and one directory per version holding exactly one CSV plus CRDs and other
-manifests. ``root`` may be one package directory or a tree holding many, at any depth.
+The legacy ``initializer`` (operator-registry's ``DirectoryLoader``) walks the tree twice, in Go's
+``filepath.Walk`` order (byte-sorted names, hidden files and directories skipped):
 
-The result equals what the legacy ``initializer`` stored followed by ``opm migrate``: manifests
-re-encoded as Go's ``json.Marshal`` writes them (sorted keys, HTML escaping), stored in file-name
-order; provided APIs from the CRDs in the version directory (every version) and owned API services;
-required APIs from the CSV; the channel graph laid out from each channel's ``currentCSV`` along
-``replaces`` and ``spec.skips`` exactly as ``addPackageChannels`` did; the default channel is
-``defaultChannel``, or the only channel when there is one.
+1. **Bundles.** Every file whose first document is a ``ClusterServiceVersion`` becomes a bundle
+   made of the first document of every file in its directory, other-named CSVs left out. So a
+   directory holding several CSVs (or CSVs kept flat in the package directory) gives one bundle
+   per CSV, each with the directory's other objects; two files carrying the same CSV name put two
+   CSVs in one bundle, which the loader refuses. A bundle is refused when Go cannot decode its
+   CSV or CRDs into their typed structs (:mod:`olmcat.go.typed`), when its ``olm.properties``
+   annotation is not a valid property list, when it uses ``olm.substitutesFor`` (an alpha
+   feature the initializer does not enable), or when a bundle of that name was loaded before. An
+   owned CRD missing from the directory is an error, but the bundle is kept.
+2. **Packages.** Every file that decodes into a ``PackageManifest`` with a ``packageName`` (in
+   any directory) is applied in walk order: the package's channels are rebuilt from each
+   ``currentCSV`` along ``replaces`` and ``spec.skips`` (``addPackageChannels``); a later
+   manifest of the same package replaces an earlier one. A manifest whose channels cannot be
+   built (a ``currentCSV`` or ``replaces`` target that was not loaded, a cycle, no default
+   channel) is not applied at all.
 
-Validation follows the loader (``../shared/reference/002`` §1.3.1): every package has a channel,
-every ``currentCSV`` exists, one CSV per version directory, owned CRDs are present, ``replaces``
-targets exist. By default the first invalid package stops the read; with ``permissive`` it is
-skipped with a warning (``initializer --permissive``).
+Without ``permissive`` any error refuses the tree (the initializer exits non-zero), with one
+deviation: files not named ``*.yaml``, ``*.yml`` or ``*.json`` that do not decode (READMEs,
+Dockerfiles, images) are reported, not fatal. With ``permissive`` every error is reported and
+what loaded is migrated, as ``initializer --permissive``.
+
+``opm migrate`` then writes every bundle listed in a channel (manifests as ``olm.bundle.object``,
+properties from the CSV's APIs and ``olm.properties`` annotation, related images), the package icon
+from the default channel head's CSV, and refuses the whole catalog when the head's CSV does not
+decode into ``v1alpha1.ClusterServiceVersion`` or the model breaks one of its rules
+(:func:`olmcat.readers.legacy.check_like_opm`).
+
+Reading happens once, directory by directory in worker processes; each bundle's manifests are
+spilled to a temporary directory and read back when its package is written, so memory holds one
+package at a time.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Collection, Iterator
+import pickle
+import shutil
+import tempfile
+import weakref
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,85 +52,61 @@ from typing import Any
 import pathspec
 
 from olmcat.errors import InputError, ValidationError
-from olmcat.files.yaml import load_all
-from olmcat.go.json import marshal_object
+from olmcat.files import godecode
+from olmcat.go.json import RawNumber, compact, marshal_object
+from olmcat.go.typed import decode_error
 from olmcat.model import Bundle, Channel, Meta, Package, PackageCatalog, manifests
 from olmcat.model import property as prop
+from olmcat.model.property import Property
+from olmcat.notices import Notice, NoticeSink, Severity, discard
 from olmcat.readers import legacy
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.source import selected
 
-Warn = Callable[[str], None]
-
 MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
+MANIFESTS_DIR, METADATA_DIR = "manifests", "metadata"  # a bundle-format directory
 PACKAGE_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
+CRD_GROUP = "apiextensions.k8s.io"
+CRD_TYPES = {
+    "v1": "crdv1.CustomResourceDefinition",
+    "v1beta1": "crdv1beta1.CustomResourceDefinition",
+}
+ANNOTATION_PROPERTIES = "olm.properties"
+ANNOTATION_SUBSTITUTES_FOR = "olm.substitutesFor"
+# Which files can matter without being parsed: a CSV names its kind, a package manifest its
+# packageName (Go matches field names ignoring case); an escape could hide either.
+_CSV_MARK = b"ClusterServiceVersion"
+_PACKAGE_MARK = b"packagename"
+_ESCAPES = (b"\\u", b"\\x", b"\\U")
 
 
 def is_package_file(path: Path) -> bool:
     return path.name.lower().endswith(PACKAGE_SUFFIXES)
 
 
-@dataclass(slots=True)
-class PackageFile:
+def has_manifest_extension(path: Path) -> bool:
+    return path.name.lower().endswith(MANIFEST_EXTENSIONS)
+
+
+# -- walking --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFile:
+    """A file of the tree and its position in Go's walk order."""
+
+    seq: int
     path: Path
-    name: str
-    channels: list[tuple[str, str]]  # (channel, currentCSV) in file order
-    default_channel: str
 
 
-@dataclass(slots=True)
-class BundleDir:
-    path: Path
-    csv: dict[str, Any]
-    csv_file: Path
-    objects: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return manifests.name(self.csv)
-
-
-def iter_documents(path: Path) -> Iterator[Any]:
-    """The YAML documents of a manifest file, read lazily; read errors name the file."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            yield from load_all(fh)
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except Exception as exc:  # yaml errors from libyaml
-        raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
-
-
-def is_object(document: Any) -> bool:
-    """A Kubernetes object: a mapping with ``apiVersion`` and ``kind``."""
-    return isinstance(document, dict) and "kind" in document and "apiVersion" in document
-
-
-def read_package_file(path: Path) -> PackageFile:
-    documents = list(iter_documents(path))
-    if not documents or not isinstance(documents[0], dict):
-        raise InputError(f"{path}: not a package manifest (expected packageName and channels)")
-    doc = documents[0]
-    name = doc.get("packageName")
-    if not isinstance(name, str) or not name:
-        raise InputError(f"{path}: package manifest has no packageName")
-    channels = []
-    for index, channel in enumerate(doc.get("channels") or []):
-        if not isinstance(channel, dict):
-            raise InputError(
-                f"{path}: channels[{index}] must be a mapping with name and currentCSV"
-            )
-        channels.append((str(channel.get("name") or ""), str(channel.get("currentCSV") or "")))
-    default = doc.get("defaultChannel")
-    return PackageFile(path, name, channels, default if isinstance(default, str) else "")
+def _go_order(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")
 
 
 class _Walker:
-    """Directory walking shared by discovery and bundle loading: skips hidden entries and what
-    .indexignore files exclude."""
+    """Directory walking for the bundle-directory reader: hidden entries and what .indexignore
+    files exclude are skipped (os.walk order)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -126,35 +126,514 @@ class _Walker:
             ]
             yield here, dirnames, files
 
-    def preload(self, directory: Path) -> None:
-        """Load the .indexignore files of ``directory``'s ancestors below the root (a worker
-        process reads one package without having walked the tree)."""
-        for ancestor in [*reversed(directory.parents), directory]:
-            if ancestor != self.root and self.root not in ancestor.parents:
+
+class _GoWalker:
+    """``filepath.Walk`` order: names byte-sorted, files and directories interleaved, hidden
+    entries skipped; plus olmcat's ``.indexignore`` and its symlink rule."""
+
+    def __init__(self, root: Path, notify: NoticeSink) -> None:
+        self.root = root
+        self.real_root = root.resolve()
+        self.notify = notify
+        self.specs: dict[Path, pathspec.GitIgnoreSpec] = {}
+        self.seq = 0
+
+    def directories(self) -> list[tuple[Path, list[TreeFile]]]:
+        """Every directory in walk order with its files; each file numbered in walk order."""
+        out: list[tuple[Path, list[TreeFile]]] = []
+        self._visit(self.root, out)
+        return out
+
+    def _visit(self, directory: Path, out: list[tuple[Path, list[TreeFile]]]) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: _go_order(e.name))
+        except OSError as exc:
+            raise InputError(f"{directory}: cannot list the directory: {exc.strerror}") from None
+        names = {e.name for e in entries}
+        if IGNORE_FILE in names and directory not in self.specs:
+            lines = (directory / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
+            self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
+        files: list[TreeFile] = []
+        out.append((directory, files))
+        for entry in entries:
+            if entry.name.startswith("."):
                 continue
-            ignore_file = ancestor / IGNORE_FILE
-            if ancestor not in self.specs and ignore_file.is_file():
-                lines = ignore_file.read_text(encoding="utf-8").splitlines()
-                self.specs[ancestor] = pathspec.GitIgnoreSpec.from_lines(lines)
+            path = Path(entry.path)
+            if _ignored(path, self.root, self.specs):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                self._visit(path, out)
+                continue
+            if entry.is_symlink() and not self._inside(path):
+                self.notify(
+                    Notice(
+                        "pkgman.symlink-outside-root",
+                        f"{path}: a symbolic link to a file outside {self.root}; not read",
+                        file=str(path),
+                    )
+                )
+                continue
+            self.seq += 1
+            files.append(TreeFile(self.seq, path))
+
+    def _inside(self, path: Path) -> bool:
+        target = path.resolve()
+        return target == self.real_root or self.real_root in target.parents
 
 
-def _read_in_worker(
-    job: tuple[Path, PackageFile, bool, frozenset[Path]],
-) -> tuple[PackageCatalog | None, list[str], str | None]:
-    """Read one package in a worker process: (package or None, warnings, validation error)."""
-    root, package, all_documents, package_dirs = job
-    warnings: list[str] = []
-    walker = _Walker(root)
-    walker.preload(package.path.parent)
-    reader = _PackageReader(walker, all_documents, warnings.append, package_dirs)
+# -- one directory (runs in worker processes) ----------------------------------------------------
+
+
+@dataclass(slots=True)
+class CsvCandidate:
+    """A bundle the loader tries to add: one CSV file and its directory's other objects."""
+
+    seq: int
+    path: Path
+    name: str
+    version: str = ""
+    skip_range: str = ""
+    replaces: str = ""
+    skips: tuple[str, ...] = ()
+    fatal: list[str] = field(default_factory=list)  # AddOperatorBundle fails: left out
+    errors: list[str] = field(default_factory=list)  # reported, bundle kept
+    spill: Path | None = None
+    files: tuple[Path, ...] = ()  # the files its objects come from, in directory order
+
+
+@dataclass(slots=True)
+class Payload:
+    """What a loaded bundle contributes to opm's output (spilled to disk until needed)."""
+
+    manifests: list[str]
+    csv: str  # the CSV as stored in the csv column (compact JSON)
+    provided: list[prop.GVK]
+    required: list[prop.GVK]
+    properties: list[Property]  # from the olm.properties annotation
+    images: list[str]
+
+
+@dataclass(slots=True)
+class DirResult:
+    manifests: list[tuple[int, Path, godecode.PackageManifest]] = field(default_factory=list)
+    undecodable: list[tuple[int, Path, str]] = field(default_factory=list)
+    candidates: list[CsvCandidate] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class DirJob:
+    directory: Path
+    files: tuple[TreeFile, ...]
+    spill: Path
+    strict: bool
+    all_documents: bool
+
+
+@dataclass(slots=True)
+class _Parsed:
+    file: TreeFile
+    data: bytes
+    document: godecode.FirstDocument | None = None
+    error: str = ""
+
+
+def _read(path: Path) -> bytes | str:
     try:
-        return reader.read_package(package), warnings, None
-    except ValidationError as error:
-        return None, warnings, str(error)
+        return path.read_bytes()
+    except IsADirectoryError:
+        return "is a directory"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror}"
+
+
+def scan_directory(job: DirJob) -> DirResult:
+    """Everything the loader learns from one directory: package manifests, CSV bundles (their
+    payload spilled to ``job.spill``) and files it cannot decode."""
+    result = DirResult()
+    raw: list[_Parsed] = []
+    for tree_file in job.files:
+        data = _read(tree_file.path)
+        if isinstance(data, str):
+            result.undecodable.append((tree_file.seq, tree_file.path, data))
+            continue
+        raw.append(_Parsed(tree_file, data))
+    holds_csv = any(_CSV_MARK in p.data or _escaped(p.data) for p in raw)
+    for parsed in raw:
+        wanted = (
+            holds_csv
+            or _PACKAGE_MARK in parsed.data.lower()
+            or _escaped(parsed.data)
+            or (job.strict and has_manifest_extension(parsed.file.path))
+        )
+        if not wanted:
+            continue
+        try:
+            parsed.document = godecode.first_document(parsed.data)
+        except godecode.NotDecodable as problem:
+            parsed.error = str(problem)
+    for parsed in raw:
+        _package_manifest(parsed, result)
+    if holds_csv:
+        _bundles(raw, job, result)
+    return result
+
+
+def _escaped(data: bytes) -> bool:
+    return any(escape in data for escape in _ESCAPES)
+
+
+def _package_manifest(parsed: _Parsed, result: DirResult) -> None:
+    """``LoadPackagesWalkFunc``: decode the first document into a PackageManifest."""
+    if parsed.document is None and not parsed.error:
+        return  # not parsed: cannot be a package manifest (and no error is wanted)
+    seq, path = parsed.file.seq, parsed.file.path
+    if parsed.error:
+        result.undecodable.append((seq, path, parsed.error))
+        return
+    assert parsed.document is not None
+    try:
+        manifest = godecode.package_manifest(parsed.document)
+    except godecode.NotDecodable as problem:
+        result.undecodable.append((seq, path, str(problem)))
+        return
+    if manifest.package_name:
+        result.manifests.append((seq, path, manifest))
+
+
+def _bundles(raw: list[_Parsed], job: DirJob, result: DirResult) -> None:
+    """``LoadBundleWalkFunc`` + ``loadBundle`` for every CSV file of the directory."""
+    objects: list[tuple[_Parsed, dict[str, Any]]] = []
+    for parsed in raw:
+        if parsed.document is None:
+            continue
+        documents = [parsed.document]
+        if job.all_documents:
+            documents = list(_all_documents(parsed.data))
+        elif _later_documents(parsed.data):
+            result.notices.append(
+                Notice(
+                    "pkgman.later-documents-ignored",
+                    f"{parsed.file.path}: holds more than one YAML document; only the first is "
+                    "read, as the legacy loader did (use --all-documents to read them all)",
+                    file=str(parsed.file.path),
+                )
+            )
+        for document in documents:
+            try:
+                objects.append((parsed, godecode.unstructured(document)))
+            except godecode.NotDecodable:
+                continue
+    for parsed, obj in objects:
+        if manifests.kind(obj) != manifests.CSV_KIND:
+            continue
+        name = _csv_name(obj)
+        members = [
+            (p, o)
+            for p, o in objects
+            if manifests.kind(o) != manifests.CSV_KIND or _csv_name(o) == name
+        ]
+        candidate = _candidate(parsed.file, obj, [o for _, o in members], job.spill)
+        candidate.files = tuple(dict.fromkeys(p.file.path for p, _ in members))
+        result.candidates.append(candidate)
+
+
+def _csv_name(obj: dict[str, Any]) -> str:
+    name = manifests.as_dict(obj.get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
+
+
+def _all_documents(data: bytes) -> Iterator[godecode.FirstDocument]:
+    if godecode.is_json(data):
+        yield godecode.first_document(data)
+        return
+    try:
+        chunks = list(godecode.yaml_chunks(data))
+    except godecode.NotDecodable:
+        return
+    for chunk in chunks:
+        try:
+            yield godecode.first_document(chunk)
+        except godecode.NotDecodable:
+            continue
+
+
+def _later_documents(data: bytes) -> bool:
+    """Does the file hold another non-empty YAML document after the first one?"""
+    if godecode.is_json(data) or b"\n---" not in data:
+        return False
+    try:
+        chunks = godecode.yaml_chunks(data)
+        next(chunks, None)
+        for chunk in chunks:
+            for line in chunk.splitlines():
+                text = line.strip()
+                if text.startswith(b"---"):
+                    text = text[3:].strip()
+                if text and not text.startswith(b"#"):
+                    return True
+    except godecode.NotDecodable:
+        return False
+    return False
+
+
+def _candidate(
+    tree_file: TreeFile, csv: dict[str, Any], members: list[dict[str, Any]], spill_dir: Path
+) -> CsvCandidate:
+    """Emulate ``AddOperatorBundle`` for one CSV: what it stores, or why it fails."""
+    candidate = CsvCandidate(tree_file.seq, tree_file.path, _csv_name(csv))
+    fatal = candidate.fatal
+    if sum(1 for o in members if manifests.kind(o) == manifests.CSV_KIND) > 1:
+        fatal.append("two CSVs with this name are in one directory")
+    problem = decode_error(csv, "registry.ClusterServiceVersion", "converter")
+    if problem is not None:
+        fatal.append(f"the CSV does not decode: {problem}")
+    spec = csv.get("spec")
+    if spec is None and not problem:
+        fatal.append("the CSV has no spec")
+    elif spec is not None and not isinstance(spec, dict):
+        fatal.append("the CSV's spec is not an object")
+    crds = _crds(members, fatal)
+    if fatal:
+        return candidate
+    assert isinstance(spec, dict)
+    annotations = manifests.metadata_annotations(csv)
+    candidate.version = _spec_field(spec, "version", "string", fatal) or ""
+    candidate.replaces = _spec_field(spec, "replaces", "string", fatal) or ""
+    skips = _spec_field(spec, "skips", "[]string", fatal) or []
+    joined = ",".join(s or "" for s in skips)
+    candidate.skips = tuple(joined.split(",")) if joined else ()
+    candidate.skip_range = manifests.as_str(annotations.get("olm.skipRange"))
+    for check in (
+        _spec_check(spec, None, "registry.csvSpec"),
+        _spec_check(spec, "relatedImages", "[]registry.relatedImage"),
+        _spec_check(spec, "customresourcedefinitions", "registry.definitions"),
+        _spec_check(spec, "apiservicedefinitions", "registry.definitions"),
+    ):
+        if check:
+            fatal.append(check)
+    required = [
+        d for d in _definitions(spec, "customresourcedefinitions", "required") if "." not in d[2]
+    ]
+    for _, _, crd_name, _ in required:
+        fatal.append(f"couldn't parse plural.group from required CRD name {crd_name!r}")
+    if annotations.get(ANNOTATION_SUBSTITUTES_FOR):
+        fatal.append(
+            "olm.substitutesFor needs opm's --enable-alpha, which the initializer does not use"
+        )
+    properties = _annotation_properties(annotations, fatal)
+    if not candidate.name:
+        fatal.append("the CSV has no metadata.name")
+    if fatal:
+        return candidate
+    provided = _provided(crds, spec)
+    candidate.errors += _owned_missing(spec, provided)
+    payload = Payload(
+        manifests=[marshal_object(o) for o in members],
+        csv=marshal_object(csv),
+        provided=sorted({prop.GVK(g, k, v) for g, v, k, _ in provided}),
+        required=sorted(_required(spec)),
+        properties=properties,
+        images=manifests.operator_images(csv),
+    )
+    spill = spill_dir / f"{tree_file.seq}.pickle"
+    with spill.open("wb") as fh:
+        pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    candidate.spill = spill
+    return candidate
+
+
+def _crds(members: list[dict[str, Any]], fatal: list[str]) -> list[dict[str, Any]]:
+    """The CRDs the loader decodes (``apiextensions`` v1 and v1beta1); each must decode."""
+    crds = []
+    for obj in members:
+        if manifests.kind(obj) != manifests.CRD_KIND:
+            continue
+        api_version = manifests.as_str(obj.get("apiVersion"))
+        group, _, version = api_version.rpartition("/")
+        if version not in CRD_TYPES:
+            continue
+        what = f"CRD {manifests.name(obj) or '(unnamed)'}"
+        if group != CRD_GROUP:
+            fatal.append(f"{what}: Go has no CustomResourceDefinition type for {api_version}")
+            continue
+        problem = decode_error(obj, CRD_TYPES[version], "k8s")
+        if problem is not None:
+            fatal.append(f"{what} does not decode: {problem}")
+            continue
+        crds.append(obj)
+    return crds
+
+
+def _spec_field(spec: dict[str, Any], key: str, type_name: str, fatal: list[str]) -> Any:
+    value = spec.get(key)
+    problem = decode_error(value, type_name, root=f"spec.{key}")
+    if problem is not None:
+        fatal.append(problem)
+        return None
+    return value
+
+
+def _spec_check(spec: dict[str, Any], key: str | None, type_name: str) -> str:
+    value = spec if key is None else spec.get(key)
+    return decode_error(value, type_name, root="spec" if key is None else f"spec.{key}") or ""
+
+
+def _definitions(spec: dict[str, Any], section: str, which: str) -> list[tuple[str, str, str, str]]:
+    """(group, version, name, kind) of each owned / required definition (case-insensitive keys,
+    as Go decodes them)."""
+    holder = _fold(manifests.as_dict(spec.get(section)))
+    out = []
+    for item in manifests.as_list(holder.get(which)):
+        fields = _fold(manifests.as_dict(item))
+        out.append(
+            (
+                manifests.as_str(fields.get("group")),
+                manifests.as_str(fields.get("version")),
+                manifests.as_str(fields.get("name")),
+                manifests.as_str(fields.get("kind")),
+            )
+        )
+    return out
+
+
+def _fold(value: dict[str, Any]) -> dict[str, Any]:
+    """Fields as Go's decoder assigns them to a struct from a Go map's JSON (keys sorted):
+    names matched ignoring case, the last key wins, null leaves a field alone."""
+    out: dict[str, Any] = {}
+    for key, item in sorted(value.items()):
+        if item is not None:
+            out[key.lower()] = item
+    return out
+
+
+def _provided(crds: list[dict[str, Any]], spec: dict[str, Any]) -> set[tuple[str, str, str, str]]:
+    """(group, version, kind, plural) of every CRD version and owned API service."""
+    provided: set[tuple[str, str, str, str]] = set()
+    for crd in crds:
+        crd_spec = manifests.spec(crd)
+        group = manifests.as_str(crd_spec.get("group"))
+        names = manifests.as_dict(crd_spec.get("names"))
+        kind, plural = manifests.as_str(names.get("kind")), manifests.as_str(names.get("plural"))
+        for version in manifests.as_list(crd_spec.get("versions")):
+            name = manifests.as_str(manifests.as_dict(version).get("name"))
+            provided.add((group, name, kind, plural))
+        single = manifests.as_str(crd_spec.get("version"))
+        if single and manifests.as_str(crd.get("apiVersion")).endswith("/v1beta1"):
+            provided.add((group, single, kind, plural))
+    for group, version, name, kind in _definitions(spec, "apiservicedefinitions", "owned"):
+        provided.add((group, version, kind, name))
+    return provided
+
+
+def _required(spec: dict[str, Any]) -> set[prop.GVK]:
+    required: set[prop.GVK] = set()
+    for _, version, name, kind in _definitions(spec, "customresourcedefinitions", "required"):
+        required.add(prop.GVK(name.split(".", 1)[1], kind, version))
+    for group, version, _, kind in _definitions(spec, "apiservicedefinitions", "required"):
+        required.add(prop.GVK(group, kind, version))
+    return required
+
+
+def _owned_missing(spec: dict[str, Any], provided: set[tuple[str, str, str, str]]) -> list[str]:
+    """``AllProvidedAPIsInBundle``: every owned CRD must be provided by a CRD of the bundle."""
+    problems = []
+    for _, version, name, kind in _definitions(spec, "customresourcedefinitions", "owned"):
+        plural, dot, group = name.partition(".")
+        if not dot:
+            problems.append(f"couldn't parse plural.group from owned CRD name {name!r}")
+        elif (group, version, kind, plural) not in provided:
+            problems.append(f"owned CRD {name} {version}/{kind} is not in the bundle")
+    return problems
+
+
+_KNOWN_PROPERTY_VALUES = {
+    "olm.label": "registry.LabelProperty",
+    "olm.package": "registry.PackageProperty",
+    "olm.gvk": "registry.GVKProperty",
+}
+
+
+def _annotation_properties(annotations: dict[str, Any], fatal: list[str]) -> list[Property]:
+    """``addBundleProperties``: the CSV's ``olm.properties`` annotation, a JSON list of
+    properties; values are stored as ``json.Marshal`` writes a RawMessage."""
+    text = annotations.get(ANNOTATION_PROPERTIES)
+    if text is None:
+        return []
+    try:
+        value = json.loads(text, parse_float=RawNumber, parse_constant=_no_constant)
+    except ValueError as exc:
+        fatal.append(f"the {ANNOTATION_PROPERTIES} annotation is not valid JSON: {exc}")
+        return []
+    problem = decode_error(value, "[]registry.Property")
+    if problem is not None:
+        fatal.append(f"the {ANNOTATION_PROPERTIES} annotation: {problem}")
+        return []
+    raw_values = _raw_property_values(text)
+    out: list[Property] = []
+    for index, item in enumerate(value or []):
+        fields = {k.lower(): v for k, v in (item or {}).items()}
+        type_ = fields.get("type") or ""
+        known = _KNOWN_PROPERTY_VALUES.get(type_)
+        if known is not None:
+            problem = decode_error(fields.get("value"), known)
+            if problem is not None:
+                fatal.append(f"the {ANNOTATION_PROPERTIES} annotation: {type_}: {problem}")
+                return []
+        raw = raw_values[index] if index < len(raw_values) else None
+        out.append(Property(type_, _marshal_raw(raw)))
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _raw_property_values(text: str) -> list[str | None]:
+    """The raw text of each element's ``value`` (a RawMessage keeps it verbatim)."""
+    from olmcat.readers.bundledir import _RawJSON
+
+    raw = _RawJSON(text)
+    out: list[str | None] = []
+    for index in raw.array_at(0) or []:
+        fields = raw.object_at(index)
+        if fields is None:
+            out.append(None)
+            continue
+        value = None
+        for key, item in fields.items():
+            if key.lower() == "value":
+                value = item
+        out.append(value)
+    return out
+
+
+def _marshal_raw(raw: str | None) -> str:
+    """``json.Marshal(&rawMessage)``: compacted, HTML characters escaped; absent is ``null``."""
+    if raw is None or raw == "null":
+        return "null"
+    text = compact(raw)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, escaped)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+# -- the tree -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PackageState:
+    """A package as the last successful ``AddPackageChannels`` left it."""
+
+    name: str
+    source: Path
+    default_channel: str
+    channels: list[tuple[str, str]]  # (name, head) of the channel rows, in manifest order
+    rows: list[legacy.EntryRow]
 
 
 class PkgmanCatalog:
-    """A package-manifest tree, yielding one :class:`PackageCatalog` per package."""
+    """A package-manifest tree read as the legacy initializer loads it, then as opm migrates it."""
 
     def __init__(
         self,
@@ -162,7 +641,7 @@ class PkgmanCatalog:
         *,
         permissive: bool = False,
         all_documents: bool = False,
-        warn: Warn | None = None,
+        notify: NoticeSink = discard,
         require: bool = True,
     ) -> None:
         if not root.exists():
@@ -172,240 +651,298 @@ class PkgmanCatalog:
         self.root = root
         self.permissive = permissive
         self.all_documents = all_documents
-        self._warn = warn or (lambda message: None)
-        self._walker = _Walker(root)
+        self._notify = notify
         self.skipped: list[str] = []
-        self._packages = self._discover(require)
+        self._errors: list[str] = []
+        self._spill = Path(tempfile.mkdtemp(prefix="olmcat-pkgman-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self._spill, True)
+        self.bundles: dict[str, CsvCandidate] = {}
+        self.candidates: list[CsvCandidate] = []
+        self.packages_by_name: dict[str, PackageState] = {}
+        self.manifest_files: list[Path] = []
+        self.manifest_names: set[str] = set()  # every packageName found, loaded or not
+        self._package_props: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self._rejected: set[str] = set()
+        self._manifest_dirs: set[Path] = set()
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+        if not self.packages_by_name and require and not self.manifest_files:
+            self.close()
+            raise InputError(f"{root}: no package manifest (*.package.yaml) found")
 
-    def _discover(self, require: bool) -> dict[str, PackageFile]:
-        found: dict[str, PackageFile] = {}
-        for directory, _, files in self._walker.walk(self.root):
-            for filename in files:
-                path = directory / filename
-                if not is_package_file(path):
-                    continue
-                package = read_package_file(path)
-                if package.name in found:
-                    raise InputError(
-                        f"duplicate package {package.name!r}: {found[package.name].path} and {path}"
-                    )
-                found[package.name] = package
-        if not found and require:
-            raise InputError(f"{self.root}: no package manifest (*.package.yaml) found")
-        return found
+    # -- loading ----------------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        walker = _GoWalker(self.root, self._notify)
+        directories = walker.directories()
+        jobs = [
+            DirJob(directory, tuple(files), self._spill, not self.permissive, self.all_documents)
+            for directory, files in directories
+            if files
+        ]
+        workers = worker_count(len(jobs) // 8)
+        results: Iterable[DirResult] = (
+            map_in_order(scan_directory, jobs, workers)
+            if workers > 1
+            else (scan_directory(job) for job in jobs)
+        )
+        manifests_found: list[tuple[int, Path, godecode.PackageManifest]] = []
+        undecodable: list[tuple[int, Path, str]] = []
+        for result in results:
+            for notice in result.notices:
+                self._notify(notice)
+            manifests_found += result.manifests
+            undecodable += result.undecodable
+            self.candidates += result.candidates
+        self.candidates.sort(key=lambda c: c.seq)
+        self._manifest_dirs = {path.parent for _, path, _ in manifests_found}
+        for _, path, problem in sorted(undecodable, key=lambda item: item[0]):
+            self._undecodable(path, problem)
+        for candidate in self.candidates:
+            self._add_bundle(candidate)
+        for _, path, manifest in sorted(manifests_found, key=lambda item: item[0]):
+            self.manifest_files.append(path)
+            self.manifest_names.add(manifest.package_name)
+            self._add_package(path, manifest)
+        self.skipped = sorted(self._rejected - set(self.packages_by_name))
+        if self._errors and not self.permissive:
+            more = f" (and {len(self._errors) - 1} more)" if len(self._errors) > 1 else ""
+            raise ValidationError(
+                f"{self._errors[0]}{more}; --permissive loads what loads, as "
+                "initializer --permissive does"
+            )
+
+    def _error(self, code: str, message: str, path: Path, **where: str) -> None:
+        """An error of the loader: fatal without --permissive, a warning with it. Inside a
+        bundle-format directory that no package manifest owns it is only a note: such bundles
+        are the bundle-directory reader's (opm's rules for them are not the initializer's)."""
+        if self._bundle_format(path):
+            self._notify(Notice(code, message, "info", file=str(path), **where))
+            return
+        self._errors.append(message)
+        severity: Severity = "warning" if self.permissive else "error"
+        self._notify(Notice(code, message, severity, file=str(path), **where))
+
+    def _bundle_format(self, path: Path) -> bool:
+        parent = path.parent
+        if parent.name not in (MANIFESTS_DIR, METADATA_DIR):
+            return False
+        bundle_dir = parent.parent
+        if not (bundle_dir / MANIFESTS_DIR).is_dir() or not (bundle_dir / METADATA_DIR).is_dir():
+            return False
+        return not any(d in path.parents for d in self._manifest_dirs)
+
+    def _undecodable(self, path: Path, problem: str) -> None:
+        message = f"{path}: not a manifest the legacy loader can decode ({problem}); ignored"
+        if has_manifest_extension(path):
+            self._error("pkgman.undecodable-file", message, path)
+        else:
+            self._notify(Notice("pkgman.undecodable-file", message, "info", file=str(path)))
+
+    def _add_bundle(self, candidate: CsvCandidate) -> None:
+        path = candidate.path
+        label = f"{path}: bundle {candidate.name!r}"
+        for problem in candidate.errors:
+            message = f"{label}: {problem} (the bundle is kept)"
+            self._error("pkgman.owned-crd-missing", message, path, bundle=candidate.name)
+        if candidate.fatal:
+            self._error(
+                "pkgman.bundle-rejected",
+                f"{label}: left out, the legacy loader refuses it: {'; '.join(candidate.fatal)}",
+                path,
+                bundle=candidate.name,
+            )
+            return
+        first = self.bundles.get(candidate.name)
+        if first is not None:
+            self._error(
+                "pkgman.duplicate-csv",
+                f"{label}: left out, a CSV of that name was loaded first from {first.path}",
+                path,
+                bundle=candidate.name,
+            )
+            return
+        self.bundles[candidate.name] = candidate
+
+    def _add_package(self, path: Path, manifest: godecode.PackageManifest) -> None:
+        """``AddPackageChannels``: all or nothing; a later manifest replaces an earlier one."""
+        name = manifest.package_name
+        errors: list[str] = []
+        channels: list[tuple[str, str]] = []
+        has_default = False
+        for channel, head in manifest.channels:
+            if any(channel == c for c, _ in channels):
+                errors.append(f"channel {channel!r} is listed twice")
+                continue
+            if head not in self.bundles:
+                errors.append(f"channel {channel!r}: currentCSV {head!r} is not a loaded bundle")
+                continue
+            if channel == manifest.default_channel or len(manifest.channels) == 1:
+                has_default = True
+            channels.append((channel, head))
+        if not has_default:
+            errors.append(
+                f"no default channel (defaultChannel {manifest.default_channel!r} is not a loaded "
+                "channel)"
+                if manifest.default_channel
+                else "no default channel"
+            )
+        graph = {n: legacy.GraphBundle(n, b.replaces, b.skips) for n, b in self.bundles.items()}
+        rows = legacy.ChannelRowBuilder(graph)
+        for channel, head in channels:
+            errors += rows.add_channel(channel, head)
+        if errors:
+            self._rejected.add(name)
+            self._error(
+                "pkgman.package-rejected",
+                f"{path}: package {name!r} not loaded: {'; '.join(errors)}",
+                path,
+                package=name,
+            )
+            return
+        previous = self.packages_by_name.get(name)
+        if previous is not None:
+            self._notify(
+                Notice(
+                    "pkgman.package-redefined",
+                    f"{path}: package {name!r} is defined again; this manifest replaces "
+                    f"{previous.source}, as the legacy loader did",
+                    "warning"
+                    if previous.channels != channels
+                    or previous.default_channel != (_default_of(manifest, channels))
+                    else "info",
+                    file=str(path),
+                    package=name,
+                )
+            )
+        for bundle in sorted(rows.reached):
+            self._package_props[bundle].append((name, self.bundles[bundle].version))
+        self.packages_by_name[name] = PackageState(
+            name, path, _default_of(manifest, channels), channels, rows.rows
+        )
+
+    # -- the catalog source -----------------------------------------------------------------------
 
     def package_names(self) -> list[str]:
-        return sorted(self._packages)
+        return sorted(self.packages_by_name)
 
     def package_dirs(self) -> set[Path]:
-        """Directories that belong to package manifests (bundle dirs below them are theirs)."""
-        return {p.path.parent for p in self._packages.values()}
+        """Directories holding a package manifest (bundle-format dirs below them are theirs)."""
+        return {path.parent for path in self.manifest_files}
+
+    def channel_membership(self, name: str) -> dict[str, list[str]]:
+        """Bundle -> the channels of package ``name`` that list it, in package-file order."""
+        state = self.packages_by_name[name]
+        out: dict[str, list[str]] = {}
+        for channel, _ in state.channels:
+            for row in state.rows:
+                if row.channel == channel and row.bundle in self.bundles:
+                    channels = out.setdefault(row.bundle, [])
+                    if channel not in channels:
+                        channels.append(channel)
+        return out
 
     def global_others(self) -> list[Meta]:
         return []
 
     def close(self) -> None:
-        """Nothing to release; present so every reader has the same interface."""
+        self._cleanup()
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
 
     def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
-        """Packages in name order. Several are parsed at once in worker processes (YAML parsing
-        dominates); results are taken in order, at most a few ahead, so memory stays bounded."""
-        names = selected(self.package_names(), only)
-        workers = worker_count(len(names))
-        if workers < 2:
-            yield from self._sequential(names)
-            return
-        dirs = frozenset(self.package_dirs())
-        jobs = ((self.root, self._packages[n], self.all_documents, dirs) for n in names)
-        for name, (result, warnings, error) in zip(
-            names, map_in_order(_read_in_worker, jobs, workers), strict=True
-        ):
-            for warning in warnings:
-                self._warn(warning)
-            if result is not None:
-                yield result
+        """Packages in name order, each assembled from its spilled bundles when it is needed."""
+        self._report_unlisted()
+        for name in selected(self.package_names(), only):
+            yield self.read_package(name)
+
+    def _report_unlisted(self) -> None:
+        listed = {row.bundle for state in self.packages_by_name.values() for row in state.rows}
+        package_dirs = self.package_dirs()
+        for name, candidate in sorted(self.bundles.items()):
+            if name in listed:
                 continue
-            if not self.permissive:
-                raise ValidationError(error or f"package {name!r} is invalid")
-            self.skipped.append(name)
-            self._warn(f"skipped package {name!r}: {error}")
-
-    def _sequential(self, names: list[str]) -> Iterator[PackageCatalog]:
-        reader = _PackageReader(self._walker, self.all_documents, self._warn, self.package_dirs())
-        for name in names:
-            try:
-                yield reader.read_package(self._packages[name])
-            except ValidationError as error:
-                if not self.permissive:
-                    raise
-                self.skipped.append(name)
-                self._warn(f"skipped package {name!r}: {error}")
-
-
-class _PackageReader:
-    """Reads one package's version directories into a :class:`PackageCatalog`."""
-
-    def __init__(
-        self,
-        walker: _Walker,
-        all_documents: bool,
-        warn: Warn,
-        package_dirs: frozenset[Path] | set[Path],
-    ) -> None:
-        self._walker = walker
-        self.all_documents = all_documents
-        self._warn = warn
-        self._package_dirs = package_dirs
-
-    def _bundle_dirs(self, package: PackageFile) -> list[BundleDir]:
-        package_dir = package.path.parent
-        other_packages = set(self._package_dirs) - {package_dir}
-        bundles: list[BundleDir] = []
-        for directory, dirnames, files in self._walker.walk(package_dir):
-            # A nested directory with its own package manifest belongs to that package.
-            dirnames[:] = [d for d in dirnames if directory / d not in other_packages]
-            objects: list[tuple[Path, dict[str, Any]]] = []
-            for filename in files:
-                path = directory / filename
-                if not filename.lower().endswith(MANIFEST_EXTENSIONS) or is_package_file(path):
-                    continue
-                documents = [d for d in iter_documents(path) if is_object(d)]
-                if len(documents) > 1 and not self.all_documents:
-                    # The legacy loader decoded only the first document of a file, so opm's
-                    # output lacks the others; say so instead of dropping them silently.
-                    self._warn(
-                        f"{path}: holds {len(documents)} manifests; only the first is read, as the "
-                        "legacy loader did (use --all-documents to read them all)"
-                    )
-                    documents = documents[:1]
-                objects.extend((path, d) for d in documents)
-            csvs = [(p, o) for p, o in objects if manifests.kind(o) == manifests.CSV_KIND]
-            if not csvs:
-                continue
-            if len(csvs) > 1:
-                files_text = ", ".join(str(p.name) for p, _ in csvs)
-                raise ValidationError(
-                    f"{directory}: a version directory must hold exactly one "
-                    f"ClusterServiceVersion, found {len(csvs)} ({files_text})"
+            inside = any(d in candidate.path.parents for d in package_dirs)
+            if not inside and (candidate.path.parent.parent / "metadata").is_dir():
+                continue  # a bundle-format directory: the bundle-directory reader's
+            self._notify(
+                Notice(
+                    "pkgman.bundle-not-in-channel",
+                    f"{candidate.path}: bundle {name!r} is in no channel of any package; left "
+                    "out (as opm does)",
+                    "warning" if inside else "info",
+                    file=str(candidate.path),
+                    bundle=name,
                 )
-            csv_path, csv = csvs[0]
-            bundles.append(BundleDir(directory, csv, csv_path, [o for _, o in objects]))
-        return bundles
-
-    def read_package(self, package: PackageFile) -> PackageCatalog:
-        where = str(package.path)
-        if not package.channels:
-            raise ValidationError(f"{where}: package {package.name!r} has no channels")
-        bundle_dirs = self._bundle_dirs(package)
-        by_name: dict[str, BundleDir] = {}
-        for bundle in bundle_dirs:
-            if not bundle.name:
-                raise ValidationError(f"{bundle.csv_file}: the CSV has no metadata.name")
-            if bundle.name in by_name:
-                raise ValidationError(
-                    f"{bundle.csv_file}: CSV {bundle.name!r} is also defined in "
-                    f"{by_name[bundle.name].csv_file}"
-                )
-            missing = manifests.owned_crds_missing(bundle.objects, bundle.csv)
-            if missing:
-                raise ValidationError(
-                    f"{bundle.path}: the CSV owns CRDs that are not in the version directory: "
-                    + ", ".join(missing)
-                )
-            by_name[bundle.name] = bundle
-
-        for channel, head in package.channels:
-            if not channel:
-                raise ValidationError(f"{where}: a channel has no name")
-            if head not in by_name:
-                raise ValidationError(
-                    f"{where}: channel {channel!r} points at currentCSV {head!r}, which is not in "
-                    f"any version directory of {package.path.parent}"
-                )
-        default = _default_channel(package)
-        if default is None:
-            raise ValidationError(
-                f"{where}: defaultChannel {package.default_channel!r} is not one of the channels"
-                if package.default_channel
-                else f"{where}: no defaultChannel, and the package has several channels"
             )
 
-        graph = {
-            name: legacy.GraphBundle(
-                name, manifests.csv_replaces(b.csv), tuple(manifests.csv_skips(b.csv))
-            )
-            for name, b in by_name.items()
-        }
-        rows = legacy.ChannelRowBuilder(graph)
-        for channel, head in package.channels:
-            errors = rows.add_channel(channel, head)
-            if errors:
-                raise ValidationError(f"{where}: {errors[0]}")
-
-        skip_ranges = {name: manifests.csv_skip_range(b.csv) for name, b in by_name.items()}
+    def read_package(self, name: str) -> PackageCatalog:
+        state = self.packages_by_name[name]
+        where = f"{state.source}: package {name!r}"
         per_channel = legacy.channel_entries(
-            rows.rows,
-            legacy.ChannelRowBuilder.START_DEPTH,
-            skip_ranges.__contains__,
-            skip_ranges.__getitem__,
+            state.rows,
+            0 if state.rows else None,
+            known=self.bundles.__contains__,
+            skip_range=lambda b: self.bundles[b].skip_range,
         )
         channels = tuple(
-            Channel(name=c, package=package.name, entries=tuple(per_channel.get(c, [])))
-            for c in sorted({c for c, _ in package.channels})
+            Channel(name=c, package=name, entries=tuple(per_channel.get(c, [])))
+            for c in sorted({c for c, _ in state.channels})
         )
-        in_channels = {e.name for c in channels for e in c.entries}
-        bundles = tuple(self._bundle(by_name[name], package.name) for name in sorted(in_channels))
-        unreachable = sorted(set(by_name) - in_channels)
-        for name in unreachable:
-            self._warn(
-                f"{by_name[name].path}: bundle {name!r} is in no channel; left out (as opm does)"
-            )
-
-        head = dict(package.channels)[default]
-        icon = legacy.package_icon(
-            manifests.csv_icon(by_name[head].csv), self._warn, f"{by_name[head].csv_file}: icon"
-        )
-        return PackageCatalog(
-            package=Package(name=package.name, default_channel=default, icon=icon),
+        listed = sorted({e.name for c in channels for e in c.entries})
+        bundles = tuple(self._bundle(self.bundles[b], name) for b in listed)
+        head = dict(state.channels)[state.default_channel]
+        head_csv = self._payload(self.bundles[head]).csv
+        icon = legacy.head_icon(head_csv, head, where, self._notify)
+        catalog = PackageCatalog(
+            package=Package(name=name, default_channel=state.default_channel, icon=icon),
             channels=channels,
             bundles=bundles,
         )
+        legacy.check_like_opm(catalog, where)
+        return catalog
 
-    def _bundle(self, bundle: BundleDir, package_name: str) -> Bundle:
-        version = manifests.csv_version(bundle.csv)
-        props = [prop.package(package_name, version)]
-        props += [
-            prop.gvk(g.group, g.version, g.kind)
-            for g in manifests.provided_apis(bundle.objects, bundle.csv)
-        ]
+    def _payload(self, candidate: CsvCandidate) -> Payload:
+        assert candidate.spill is not None
+        with candidate.spill.open("rb") as fh:
+            payload: Payload = pickle.load(fh)
+        return payload
+
+    def _bundle(self, candidate: CsvCandidate, package_name: str) -> Bundle:
+        payload = self._payload(candidate)
+        props = [prop.package(p, v) for p, v in self._package_props.get(candidate.name, [])]
+        props += payload.properties
+        props += [prop.gvk(g.group, g.version, g.kind) for g in payload.provided]
         deps = [
             (prop.TYPE_GVK, prop.gvk_required(g.group, g.version, g.kind).value)
-            for g in manifests.required_apis(bundle.csv)
+            for g in payload.required
         ]
+        csv = json.loads(payload.csv)
         return legacy.stored_bundle(
             legacy.StoredBundle(
-                name=bundle.name,
+                name=candidate.name,
                 package=package_name,
-                version=version,
+                version=candidate.version,
                 image="",
                 properties=props,
                 dependencies=deps,
-                manifests=[marshal_object(obj) for obj in bundle.objects],
-                csv=bundle.csv,
-                images=manifests.operator_images(bundle.csv),
+                manifests=payload.manifests,
+                csv=csv,
+                images=payload.images,
             ),
-            where=f"{bundle.path}",
+            where=str(candidate.path),
         )
 
 
-def _default_channel(package: PackageFile) -> str | None:
-    """The loader's rule: the named default channel, or the only channel of the package."""
-    names = [c for c, _ in package.channels]
-    if package.default_channel in names:
-        return package.default_channel
-    if len(set(names)) == 1:
-        return names[0]
-    return None
+def _default_of(manifest: godecode.PackageManifest, channels: list[tuple[str, str]]) -> str:
+    """The channel ``update package set default_channel`` named last (the default channel, or
+    the only channel of a one-channel manifest)."""
+    default = ""
+    for channel, _ in channels:
+        if channel == manifest.default_channel or len(manifest.channels) == 1:
+            default = channel
+    return default

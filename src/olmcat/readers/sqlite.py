@@ -45,10 +45,22 @@ from olmcat.model import (
 )
 from olmcat.model import property as prop
 from olmcat.model.property import Property
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
 from olmcat.readers.legacy import EntryRow
 
 Warn = Callable[[str], None]
+
+
+def _notices_as_text(warn: Warn) -> NoticeSink:
+    """For callers that still pass a plain-text ``warn`` callback."""
+
+    def sink(notice: Notice) -> None:
+        if notice.severity != "info":
+            warn(notice.message)
+
+    return sink
+
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 GOLANG_MIGRATE_VERSION = 201909251211
@@ -226,9 +238,13 @@ class _Grouped:
 class SqliteCatalog:
     """A read-only view of an index database that yields one :class:`PackageCatalog` at a time."""
 
-    def __init__(self, path: Path, warn: Warn | None = None) -> None:
+    def __init__(
+        self, path: Path, warn: Warn | None = None, *, notify: NoticeSink | None = None
+    ) -> None:
         self.path = path
-        self._warn = warn or (lambda message: None)
+        if notify is None:
+            notify = discard if warn is None else _notices_as_text(warn)
+        self._notify = notify
         if not path.exists():
             raise InputError(f"{path}: no such file")
         if not path.is_file():
@@ -417,21 +433,41 @@ class SqliteCatalog:
         in_channels = {e.name for c in channels for e in c.entries}
         kept = tuple(b for n, b in sorted(model_bundles.items()) if n in in_channels)
 
-        icon = None
-        head = heads.get(default_channel)
-        if head and head in bundles:
-            icon = legacy.package_icon(
-                manifests.csv_icon(bundles[head].csv),
-                self._warn,
-                f"{where}: icon of bundle {bundles[head].name!r}",
+        for bundle_name in sorted(deprecated & set(bundles)):
+            self._notify(
+                Notice(
+                    "sqlite.deprecated-bundle",
+                    f"{where}: bundle {bundle_name!r} carries olm.deprecated; left out, as opm "
+                    "does (edges to it stay)",
+                    "info",
+                    package=name,
+                    bundle=bundle_name,
+                )
             )
         if default_channel not in {c.name for c in channels}:
-            self._warn(f"{where}: default channel {default_channel!r} has no bundles")
-        return PackageCatalog(
+            self._notify(
+                Notice(
+                    "sqlite.default-channel-empty",
+                    f"{where}: default channel {default_channel!r} has no bundles",
+                    package=name,
+                )
+            )
+        head = heads.get(default_channel, "")
+        icon = legacy.head_icon(self._stored_csv(head), head, where, self._notify, package=name)
+        catalog = PackageCatalog(
             package=Package(name=name, default_channel=default_channel, icon=icon),
             channels=tuple(channels),
             bundles=kept,
         )
+        legacy.check_like_opm(catalog, where)
+        return catalog
+
+    def _stored_csv(self, bundle_name: str) -> str | None:
+        """The ``csv`` column opm reads for the channel head (``GetBundleForChannel``)."""
+        if not bundle_name or not self.schema.has("operatorbundle", "csv"):
+            return None
+        row = next(self._query("SELECT csv FROM operatorbundle WHERE name = ?", bundle_name), None)
+        return None if row is None else _text(row[0], f"{self.path}: bundle {bundle_name!r}")
 
     def _load_manifests(self, bundle: _BundleRow, where: str) -> None:
         has_csv_column = self.schema.has("operatorbundle", "csv")
@@ -447,7 +483,13 @@ class SqliteCatalog:
                 (o for o in bundle.objects if manifests.kind(o) == manifests.CSV_KIND), None
             )
             if bundle.csv is None:
-                self._warn(f"{what}: the bundle column holds no ClusterServiceVersion")
+                self._notify(
+                    Notice(
+                        "sqlite.bundle-without-csv",
+                        f"{what}: the bundle column holds no ClusterServiceVersion",
+                        bundle=bundle.name,
+                    )
+                )
         if bundle.csv is None and row[1] is not None and self._needs_csv(bundle):
             # Older schemas: version / skip range / related images must come from the CSV even
             # when the bundle column is empty; the csv column still holds it.
@@ -535,13 +577,27 @@ class SqliteCatalog:
         )
         unknown = sorted(set(per_channel) - set(channel_names))
         for channel in unknown:
-            self._warn(f"{where}: channel {channel!r} has entries but no channel row; kept")
+            self._notify(
+                Notice(
+                    "sqlite.channel-without-row",
+                    f"{where}: channel {channel!r} has entries but no channel row; kept (opm "
+                    "refuses such a database)",
+                    package=package_name,
+                )
+            )
 
         channels: list[Channel] = []
         for channel in sorted(set(channel_names) | set(unknown)):
             model_entries = per_channel.get(channel, [])
             if not model_entries:
-                self._warn(f"{where}: channel {channel!r} has no bundles; left out")
+                self._notify(
+                    Notice(
+                        "sqlite.empty-channel",
+                        f"{where}: channel {channel!r} has no bundles; left out (opm refuses "
+                        "such a database)",
+                        package=package_name,
+                    )
+                )
                 continue
             channels.append(
                 Channel(name=channel, package=package_name, entries=tuple(model_entries))
