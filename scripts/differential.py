@@ -47,6 +47,13 @@ def extract(repo: Path, spec: str, into: Path) -> Path:
     return target / path
 
 
+def manifest_names(tree: Path) -> set[str]:
+    """Every packageName of a package manifest in the tree (loaded or not)."""
+    catalog = PkgmanCatalog(tree, require=False, permissive=True)
+    names = getattr(catalog, "manifest_names", None)  # older olmcat: the loaded ones
+    return set(names) if names is not None else set(catalog.package_names())
+
+
 def compare_tree(tree: Path, args: argparse.Namespace) -> tuple[int, int, list[str]]:
     work = diff.scratch()
     try:
@@ -56,8 +63,8 @@ def compare_tree(tree: Path, args: argparse.Namespace) -> tuple[int, int, list[s
         same = different = 0
         # Bundle-format packages in the tree are olmcat's addition (the initializer reads only
         # package manifests); compare the packages both sides can define.
-        bundle_format = set(BundleDirCatalog(tree, exclude_dirs=set()).package_names()) - set(
-            PkgmanCatalog(tree, require=False, permissive=True).manifest_names
+        bundle_format = set(BundleDirCatalog(tree, exclude_dirs=set()).package_names()) - (
+            manifest_names(tree)
         )
         for output in outputs:
             actual = diff.olmcat_pkgman(tree, work, output)

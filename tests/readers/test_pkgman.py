@@ -94,6 +94,22 @@ def test_indexignore_excludes_files(tmp_path: Path) -> None:
     assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
 
 
+def test_symlink_outside_the_tree_is_not_read(tmp_path: Path) -> None:
+    write_package(tmp_path / "src", "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("kind: Secret\napiVersion: v1\nmetadata: {name: s}\n")
+    (tmp_path / "src" / "demo" / "1.0.0" / "link.yaml").symlink_to(secret)
+    notices = NoticeLog()
+    (pkg,) = read(tmp_path / "src", notify=notices)
+    kinds = [
+        json.loads(base64.b64decode(json.loads(p.value)["data"]))["kind"]
+        for p in pkg.bundles[0].properties
+        if p.type == "olm.bundle.object"
+    ]
+    assert kinds == ["ClusterServiceVersion"]
+    assert [n.code for n in notices] == ["pkgman.symlink-outside-root"]
+
+
 def test_bundle_in_no_channel_is_left_out_with_a_warning(tmp_path: Path) -> None:
     versions = chain("demo", "1.0.0")
     versions["9.9.9"] = [csv_doc("demo.v9.9.9", "9.9.9")]

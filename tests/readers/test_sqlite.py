@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from olmcat.errors import InputError
+from olmcat.errors import InputError, ValidationError
+from olmcat.notices import NoticeLog
 from olmcat.readers.sqlite import SqliteCatalog
 from tests.support.builders import BundleSpec, PackageSpec, make_index_db, simple_package
 
@@ -204,3 +205,52 @@ def test_corrupted_pages_are_reported(tmp_path: Path) -> None:
     db.write_bytes(bytes(data))
     with pytest.raises(InputError, match="corrupt"):
         read_all(db)
+
+
+def test_inconsistent_channels_are_repaired_with_warnings(tmp_path: Path) -> None:
+    # A channel row without entries and entries of a channel without a row: opm refuses such a
+    # database ("channel must contain at least one bundle", "unknown channel"); olmcat leaves
+    # the empty channel out, keeps the orphan entries, and says so (a named deviation).
+    db = make_index_db(tmp_path / "a.db", [simple_package("demo", ("0.2.0", "0.1.0"))])
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO channel VALUES ('empty', 'demo', 'demo.v0.2.0')")
+    conn.execute("INSERT INTO channel_entry VALUES (100, 'orphan', 'demo', 'demo.v0.1.0', NULL, 0)")
+    conn.commit()
+    conn.close()
+    notices = NoticeLog()
+    with SqliteCatalog(db, notify=notices) as catalog:
+        (pkg,) = list(catalog)
+    assert [c.name for c in pkg.channels] == ["orphan", "stable"]
+    assert sorted(n.code for n in notices) == ["sqlite.channel-without-row", "sqlite.empty-channel"]
+
+
+def test_empty_icon_and_dropped_dependencies_are_notices(tmp_path: Path) -> None:
+    pkg = simple_package("demo", ("0.1.0",))
+    head = pkg.channels["stable"][0]
+    head.csv_spec = {"icon": [{"base64data": "", "mediatype": ""}]}
+    db = make_index_db(tmp_path / "a.db", [pkg])
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "INSERT INTO dependencies VALUES ('olm.label', '{\"label\":\"x\"}', 'demo.v0.1.0', "
+        "'0.1.0', '')"
+    )
+    conn.commit()
+    conn.close()
+    notices = NoticeLog()
+    with SqliteCatalog(db, notify=notices) as catalog:
+        (read,) = list(catalog)
+    assert read.package.icon is None
+    assert sorted(n.code for n in notices) == ["legacy.dependency-dropped", "legacy.icon-empty"]
+    assert {n.severity for n in notices} == {"info"}
+
+
+def test_default_head_csv_that_go_cannot_decode_is_refused(tmp_path: Path) -> None:
+    # opm migrate decodes the default channel head's csv column into a ClusterServiceVersion
+    # and fails the whole migration when it cannot.
+    pkg = simple_package("demo", ("0.1.0",))
+    pkg.channels["stable"][0].csv_spec = {
+        "installModes": [{"type": "OwnNamespace", "supported": "yes"}]
+    }
+    db = make_index_db(tmp_path / "a.db", [pkg])
+    with SqliteCatalog(db) as catalog, pytest.raises(ValidationError, match="does not decode"):
+        list(catalog)

@@ -226,6 +226,14 @@ def yaml_scalars_as_go_reads_them(root: Path) -> None:
     (pkg_dir / "1.0.0" / "csv.yaml").write_text(text)
 
 
+def head_csv_opm_cannot_decode(root: Path) -> None:
+    # The initializer keeps the bundle (it reads spec loosely); opm migrate decodes the default
+    # channel head's CSV into a ClusterServiceVersion and refuses the catalog.
+    modes = [{"type": "OwnNamespace", "supported": "yes"}]
+    doc = csv_doc("demo.v0.1.0", "0.1.0", installModes=modes)
+    write_package(root, "demo", [("stable", "demo.v0.1.0")], {"0.1.0": [doc]})
+
+
 CASES: dict[str, Case] = {
     "several-csvs-in-one-directory": several_csvs_in_one_directory,
     "flat-csvs-in-the-package-directory": flat_csvs_in_the_package_directory,
@@ -245,4 +253,5 @@ CASES: dict[str, Case] = {
     "package-in-both-formats": package_in_both_formats,
     "substitutes-for": substitutes_for,
     "yaml-scalars-as-go-reads-them": yaml_scalars_as_go_reads_them,
+    "head-csv-opm-cannot-decode": head_csv_opm_cannot_decode,
 }

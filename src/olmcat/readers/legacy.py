@@ -197,7 +197,9 @@ def _gvk(raw: str, what: str) -> prop.GVK:
     )
 
 
-def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
+def stored_bundle(
+    bundle: StoredBundle, where: str, notify: NoticeSink | None = None
+) -> Bundle:
     """The olm.bundle opm makes of a stored bundle (``ConvertAPIBundleToModelBundle`` + render).
 
     ``olm.gvk`` properties and GVK dependencies are rebuilt (struct field order, unknown fields
@@ -225,6 +227,17 @@ def stored_bundle(bundle: StoredBundle, where: str) -> Bundle:
                 prop.package_required(
                     manifests.as_str(value.get("packageName")),
                     manifests.as_str(value.get("version")),
+                )
+            )
+        elif notify is not None:
+            notify(
+                Notice(
+                    "legacy.dependency-dropped",
+                    f"{where}: dependency of type {type_!r} left out, as opm migrate leaves out "
+                    "every dependency but olm.gvk and olm.package",
+                    "info",
+                    package=bundle.package,
+                    bundle=bundle.name,
                 )
             )
     if not has_package:

@@ -310,6 +310,8 @@ class SqliteCatalog:
 
         tip_row = next(self._query("SELECT min(depth) FROM channel_entry"), (None,))
         tip = tip_row[0]
+        if only is None:
+            self._report_unlisted()
         stream(
             "channels",
             "SELECT package_name, name, head_operatorbundle_name FROM channel "
@@ -357,6 +359,23 @@ class SqliteCatalog:
             if only is not None and name not in only:
                 continue
             yield self._package(name, default_channel, tip, rows)
+
+    def _report_unlisted(self) -> None:
+        """Bundles with no channel entry: opm never lists them (nothing names their package)."""
+        rows = self._query(
+            "SELECT name FROM operatorbundle WHERE name NOT IN "
+            "(SELECT operatorbundle_name FROM channel_entry) ORDER BY name"
+        )
+        for (name,) in rows:
+            bundle = _text(name, f"{self.path}: bundle name")
+            self._notify(
+                Notice(
+                    "sqlite.bundle-not-in-channel",
+                    f"{self.path}: bundle {bundle!r} has no channel entry; left out, as opm does",
+                    "info",
+                    bundle=bundle,
+                )
+            )
 
     def _api_sql(self, table: str) -> str:
         group = self.schema.api_group_column
@@ -561,6 +580,7 @@ class SqliteCatalog:
                 images=images,
             ),
             where=f"{where}: bundle {bundle.name!r}",
+            notify=self._notify,
         )
 
     def _channels(
