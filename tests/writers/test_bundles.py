@@ -18,6 +18,7 @@ from olmcat.notices import NoticeLog
 from olmcat.writers.bundles import annotations_yaml, pkgman_to_bundles
 from tests.support.builders import csv as csv_doc
 from tests.support.paths import parse_stream
+from tests.support.pkgman_trees import several_csvs_in_one_directory
 
 
 def write_package(
@@ -238,3 +239,13 @@ def test_cli_convert_exit_codes(tmp_path: Path) -> None:
     assert usage.exit_code == 2
     helped = runner.invoke(cli, ["convert", "pkgman-to-bundles", "--help"])
     assert helped.exit_code == 0 and "operator-sdk" in helped.output
+
+
+def test_several_csvs_in_one_directory_become_one_bundle_directory_each(tmp_path: Path) -> None:
+    several_csvs_in_one_directory(tmp_path / "src")
+    result = pkgman_to_bundles(tmp_path / "src", tmp_path / "out")
+    assert sorted(b.target.name for b in result.bundles) == ["demo.v1.0.0", "demo.v1.1.0"]
+    for bundle in result.bundles:
+        files = sorted(p.name for p in (bundle.target / "manifests").iterdir())
+        assert len(files) == 2 and any(f.startswith("02-widgets") for f in files), files
+    assert _blobs_without_image(tmp_path / "out") == _blobs_without_image(tmp_path / "src")
