@@ -32,8 +32,12 @@ def summary(result: MigrateResult, destination: str) -> str:
     notes = []
     if stats.skipped:
         notes.append(f"{len(stats.skipped)} packages left out")
-    if result.warnings:
-        notes.append(f"{len(result.warnings)} warnings")
+    errors = sum(1 for n in result.notices if n.severity == "error")
+    warnings = sum(1 for n in result.notices if n.severity == "warning")
+    if errors:
+        notes.append(f"{errors} loader errors")
+    if warnings:
+        notes.append(f"{warnings} warnings")
     return text + (f" ({', '.join(notes)})" if notes else "")
 
 

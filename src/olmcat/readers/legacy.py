@@ -197,9 +197,7 @@ def _gvk(raw: str, what: str) -> prop.GVK:
     )
 
 
-def stored_bundle(
-    bundle: StoredBundle, where: str, notify: NoticeSink | None = None
-) -> Bundle:
+def stored_bundle(bundle: StoredBundle, where: str, notify: NoticeSink | None = None) -> Bundle:
     """The olm.bundle opm makes of a stored bundle (``ConvertAPIBundleToModelBundle`` + render).
 
     ``olm.gvk`` properties and GVK dependencies are rebuilt (struct field order, unknown fields

@@ -58,7 +58,7 @@ from olmcat.go.typed import decode_error
 from olmcat.model import Bundle, Channel, Meta, Package, PackageCatalog, manifests
 from olmcat.model import property as prop
 from olmcat.model.property import Property
-from olmcat.notices import Notice, NoticeSink, Severity, discard
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
@@ -716,15 +716,15 @@ class PkgmanCatalog:
             )
 
     def _error(self, code: str, message: str, path: Path, **where: str) -> None:
-        """An error of the loader: fatal without --permissive, a warning with it. Inside a
-        bundle-format directory that no package manifest owns it is only a note: such bundles
-        are the bundle-directory reader's (opm's rules for them are not the initializer's)."""
+        """An error of the loader (severity ``error``): fatal without --permissive, what it
+        left out with it. Inside a bundle-format directory that no package manifest owns it is
+        only a note: such bundles are the bundle-directory reader's (opm's rules for them are
+        not the initializer's)."""
         if self._bundle_format(path):
             self._notify(Notice(code, message, "info", file=str(path), **where))
             return
         self._errors.append(message)
-        severity: Severity = "warning" if self.permissive else "error"
-        self._notify(Notice(code, message, severity, file=str(path), **where))
+        self._notify(Notice(code, message, "error", file=str(path), **where))
 
     def _bundle_format(self, path: Path) -> bool:
         parent = path.parent
