@@ -234,6 +234,45 @@ def head_csv_opm_cannot_decode(root: Path) -> None:
     write_package(root, "demo", [("stable", "demo.v0.1.0")], {"0.1.0": [doc]})
 
 
+def images_without_a_reference(root: Path) -> None:
+    containers = [{"name": "a"}, {"name": "b", "image": "quay.io/x/op:1"}]
+    pod = {"containers": containers, "initContainers": [{"name": "i", "image": ""}]}
+    deployment = {"name": "op", "spec": {"template": {"spec": pod}}}
+    related = [{"name": "x"}, {"name": "y", "image": "quay.io/x/op:1"}, {"image": "quay.io/z:1"}]
+    install = {"strategy": "deployment", "spec": {"deployments": [deployment]}}
+    doc = csv_doc("demo.v1.0.0", "1.0.0", relatedImages=related, install=install)
+    write_package(root, "demo", [("stable", "demo.v1.0.0")], {"1.0.0": [doc]})
+
+
+def skips_holding_commas(root: Path) -> None:
+    # The loader stores skips comma-joined and splits them again: "a,b" is two skips, and an
+    # empty one becomes an empty skip that opm's model refuses.
+    versions = chain("demo", "1.0.0", "1.1.0", "2.0.0")
+    versions["2.0.0"][0]["spec"]["skips"] = ["demo.v1.0.0,demo.v1.1.0", ""]
+    write_package(root, "demo", [("stable", "demo.v2.0.0")], versions)
+
+
+def head_from_another_package(root: Path) -> None:
+    write_package(root, "a", [("stable", "b.v1.0.0")], {})
+    write_package(root, "b", [("stable", "b.v1.0.0")], chain("b", "1.0.0"))
+
+
+def numbers_as_go_prints_them(root: Path) -> None:
+    write_package(root, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    (root / "demo" / "1.0.0" / "cm.yaml").write_text(
+        "kind: ConfigMap\nx: 12345678901234567890\ny: 1.0\nz: 1e400\nw: 0.1\nv: -0\n"
+        "u: 123456789012345678901234\nmerged:\n  <<: {a: on}\n  b: 2\n"
+    )
+
+
+def json_package_manifest_keys_in_two_cases(root: Path) -> None:
+    write_package(root, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    (root / "demo" / "demo.package.yaml").write_text(
+        '{"packageName": "demo", "PackageName": "other", '
+        '"channels": [{"name": "stable", "currentCSV": "demo.v1.0.0"}]}'
+    )
+
+
 CASES: dict[str, Case] = {
     "several-csvs-in-one-directory": several_csvs_in_one_directory,
     "flat-csvs-in-the-package-directory": flat_csvs_in_the_package_directory,
@@ -254,4 +293,9 @@ CASES: dict[str, Case] = {
     "substitutes-for": substitutes_for,
     "yaml-scalars-as-go-reads-them": yaml_scalars_as_go_reads_them,
     "head-csv-opm-cannot-decode": head_csv_opm_cannot_decode,
+    "images-without-a-reference": images_without_a_reference,
+    "skips-holding-commas": skips_holding_commas,
+    "head-from-another-package": head_from_another_package,
+    "numbers-as-go-prints-them": numbers_as_go_prints_them,
+    "json-package-manifest-keys-in-two-cases": json_package_manifest_keys_in_two_cases,
 }

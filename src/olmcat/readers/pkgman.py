@@ -664,6 +664,7 @@ class PkgmanCatalog:
         self._package_props: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self._rejected: set[str] = set()
         self._manifest_dirs: set[Path] = set()
+        self._unlisted_reported = False
         try:
             self._load()
         except BaseException:
@@ -861,6 +862,9 @@ class PkgmanCatalog:
             yield self.read_package(name)
 
     def _report_unlisted(self) -> None:
+        if self._unlisted_reported:
+            return
+        self._unlisted_reported = True
         listed = {row.bundle for state in self.packages_by_name.values() for row in state.rows}
         package_dirs = self.package_dirs()
         for name, candidate in sorted(self.bundles.items()):
