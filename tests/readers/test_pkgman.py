@@ -428,3 +428,18 @@ def test_missing_directory_is_a_one_line_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["migrate", "pkgman", str(tmp_path / "nope")])
     assert result.exit_code == 1
     assert result.stderr.strip() == f"olmcat: error: {tmp_path / 'nope'}: no such directory"
+
+
+def test_loader_errors_inside_bundle_format_directories_are_notes(tmp_path: Path) -> None:
+    # A bundle-format directory no package manifest owns is the bundle-directory reader's: the
+    # initializer's complaints about its CSV do not refuse the tree (a named deviation).
+    write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    manifests = tmp_path / "other" / "1.0.0" / "manifests"
+    manifests.mkdir(parents=True)
+    (manifests.parent / "metadata").mkdir()
+    doc = csv_doc("other.v1.0.0", "1.0.0", install=install_with_env(1.0))
+    (manifests / "csv.yaml").write_text(yaml.safe_dump(doc))
+    notices = NoticeLog()
+    catalog = PkgmanCatalog(tmp_path, notify=notices)
+    assert catalog.package_names() == ["demo"]
+    assert [(n.code, n.severity) for n in notices] == [("pkgman.bundle-rejected", "info")]
