@@ -65,7 +65,7 @@ def check_tree(tree: Path, work: Path, *, strict: bool = True) -> None:
 
 
 @settings(
-    max_examples=EXAMPLES or 25,
+    max_examples=EXAMPLES or 40,
     derandomize=not EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
