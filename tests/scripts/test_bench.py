@@ -1,0 +1,105 @@
+"""scripts/bench.py: the process-tree memory sampler, and the smoke run CI does (no timings
+asserted: only that every workload ran, was measured and, against opm, wrote the same bytes)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.support.paths import ROOT
+
+BENCH = ROOT / "scripts" / "bench.py"
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("olmcat_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_peak_memory_counts_every_process_of_the_tree(tmp_path: Path) -> None:
+    # A parent that starts two workers, each holding 80 MiB at the same time: the tree's peak is
+    # at least 160 MiB although no single process ever exceeds about 90.
+    worker = "import sys, time; block = b'x' * (80 << 20); time.sleep(1.0)"
+    parent = textwrap.dedent(
+        f"""
+        import subprocess, sys
+        workers = [subprocess.Popen([sys.executable, "-c", {worker!r}]) for _ in range(2)]
+        for w in workers:
+            w.wait()
+        """
+    )
+    bench = load_bench()
+    measured = bench.measure([sys.executable, "-c", parent], cwd=tmp_path)
+    assert measured.peak_rss >= 160
+    assert measured.wall >= 1.0
+    assert measured.samples > 10
+
+
+def test_a_failing_command_is_reported_with_its_stderr(tmp_path: Path) -> None:
+    bench = load_bench()
+    with pytest.raises(bench.BenchError, match="exited with 3: boom"):
+        bench.measure(
+            [sys.executable, "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"],
+            cwd=tmp_path,
+        )
+
+
+@pytest.mark.slow
+def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH),
+            "--smoke",
+            "--runs",
+            "2",
+            "--json",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--scratch",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["schema"] == "olmcat.bench.v1"
+    names = [w["name"] for w in report["workloads"]]
+    for expected in ("import", "migrate-sqlite-json-x1", "migrate-sqlite-yaml-x1"):
+        assert expected in names
+    assert "migrate-pkgman" in names
+    for prefix in ("validate", "validate-vs-read", "diff-vs-read", "filter", "images"):
+        assert f"{prefix}-x1" in names
+    assert "render-graph-x1" in names
+    for workload in report["workloads"]:
+        olmcat = workload["olmcat"]
+        assert len(olmcat["runs"]) == 2
+        for run in olmcat["runs"]:
+            assert run["wall"] > 0 and run["cpu"] > 0 and run["peak_rss"] > 5
+        if workload["reference"] is not None:
+            assert workload["ratio"]["wall"]["min"] <= workload["ratio"]["wall"]["max"]
+    by_name = {w["name"]: w for w in report["workloads"]}
+    if report["opm"]:
+        for name in ("migrate-sqlite-json-x1", "migrate-sqlite-yaml-x1", "migrate-pkgman"):
+            assert by_name[name]["reference"] == "opm"
+            assert by_name[name]["identical_output"] is True
+    assert by_name["diff-vs-read-x1"]["reference"] == "read once"
+    # nothing lands in the repository: scaled inputs go to the cache, outputs to scratch
+    assert not list(ROOT.glob("*.db"))
+    table = load_bench().table(report)
+    for name in names:
+        assert name in table
