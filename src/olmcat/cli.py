@@ -31,6 +31,22 @@ COMMANDS = {
     "cache": "olmcat.commands.cache:cache",
 }
 
+# command name -> the first paragraph of its help, so that ``olmcat --help`` lists the commands
+# without importing them (about 40 ms); tests/commands/test_help.py keeps these in step
+SUMMARIES = {
+    "migrate": "Convert a legacy catalog into a file-based catalog (FBC).",
+    "convert": "Convert a legacy catalog from one directory layout to another.",
+    "diff": "Show what changed from catalog OLD to catalog NEW.",
+    "validate": "Check CATALOG against opm's file-based catalog rules and report every problem.",
+    "render-graph": "Write the upgrade graph of CATALOG per package and channel to stdout.",
+    "query": "Answer registry / catalogd / OLM questions about CATALOG offline.",
+    "images": "List every image CATALOG references: bundle images and related images.",
+    "filter": "Write the part of CATALOG that is selected into the FBC directory OUT (- for "
+    "stdout).",
+    "mirror": "Mirror a catalog into a registry of a disconnected cluster.",
+    "export": "Write a catalog in a shape other tools read (SQL databases).",
+}
+
 
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
@@ -46,6 +62,24 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's command list, from SUMMARIES where it can (no command module imported)."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            summary = SUMMARIES.get(name)
+            if summary is not None:
+                rows.append((name, click.Command(name, help=summary).get_short_help_str(limit)))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -38,3 +41,34 @@ def test_help_ends_with_examples(path: list[str]) -> None:
     # each example is a command line that runs olmcat (possibly inside a pipeline)
     assert any(line.startswith("olmcat ") for line in examples)
     assert all("olmcat " in line for line in examples if line), examples
+
+
+@pytest.mark.parametrize("width", [50, 80, 200])
+def test_command_list_is_what_the_commands_themselves_say(width: int) -> None:
+    # olmcat --help lists commands from cli.SUMMARIES; click would import each command for it
+    ctx = click.Context(cli)
+    listed = click.HelpFormatter(width=width)
+    cli.format_commands(ctx, listed)
+    imported = click.HelpFormatter(width=width)
+    click.Group.format_commands(cli, ctx, imported)
+    assert listed.getvalue() == imported.getvalue()
+
+
+def test_top_level_help_imports_no_command() -> None:
+    code = (
+        "import sys\n"
+        "from olmcat.cli import cli\n"
+        "try:\n"
+        "    cli(['--help'], prog_name='olmcat')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('olmcat', 'yaml'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = done.stdout.strip().splitlines()[-1]
+    assert "Commands:" in done.stdout
+    assert "olmcat.commands.migrate" not in loaded
+    assert "olmcat.model" not in loaded
+    assert "'yaml'" not in loaded

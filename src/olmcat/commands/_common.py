@@ -6,13 +6,15 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from olmcat.errors import OlmcatError
-from olmcat.model import PackageCatalog
 from olmcat.notices import Notice, NoticeLog, report_document, write_report
+
+if TYPE_CHECKING:  # the model costs ~10 ms to import; --help does not need it
+    from olmcat.model import PackageCatalog
 
 T = TypeVar("T")
 C = TypeVar("C", bound=click.Command)
