@@ -124,17 +124,109 @@ def meta_json(meta: Meta) -> str:
     return meta.blob
 
 
+def _ordered(pkg: PackageCatalog) -> Iterator[Package | Channel | Bundle | Deprecation | Meta]:
+    """The blobs of one package in opm's output order."""
+    yield pkg.package
+    yield from sorted(pkg.channels, key=lambda c: c.name)
+    yield from sorted(pkg.bundles, key=lambda b: b.name)
+    yield from pkg.deprecations
+    yield from sorted(pkg.others, key=lambda m: (m.schema, m.name))
+
+
+def _compact(blob: Package | Channel | Bundle | Deprecation | Meta) -> str:
+    if isinstance(blob, Bundle):
+        return bundle_json(blob)
+    if isinstance(blob, Channel):
+        return channel_json(blob)
+    if isinstance(blob, Package):
+        return package_json(blob)
+    if isinstance(blob, Deprecation):
+        return deprecation_json(blob)
+    return meta_json(blob)
+
+
 def blobs(pkg: PackageCatalog) -> Iterator[str]:
     """Compact JSON text of every blob of one package, in opm's output order."""
-    yield package_json(pkg.package)
-    for channel in sorted(pkg.channels, key=lambda c: c.name):
-        yield channel_json(channel)
-    for bundle in sorted(pkg.bundles, key=lambda b: b.name):
-        yield bundle_json(bundle)
-    for deprecation in pkg.deprecations:
-        yield deprecation_json(deprecation)
-    for meta in sorted(pkg.others, key=lambda m: (m.schema, m.name)):
-        yield meta_json(meta)
+    for blob in _ordered(pkg):
+        yield _compact(blob)
+
+
+# -- opm's JSON layout written directly -----------------------------------------------------------
+# ``indent(compact)`` tokenizes every blob again; bundles and channels, nearly all of a catalog's
+# text, are laid out here as they are built (tests/writers/test_fbc.py checks both ways agree).
+
+_NL = tuple("\n" + "    " * depth for depth in range(5))
+_DATA_PREFIX = '{"data":"'
+
+
+def _value_at(value: str, depth: int) -> str:
+    """``indent`` of a property value nested ``depth`` levels deep, with a shortcut for the one
+    shape that is most of a catalog's bytes: ``{"data":"<base64>"}`` (olm.bundle.object)."""
+    if value.startswith(_DATA_PREFIX) and value.endswith('"}') and value.count('"') == 4:
+        return "{" + _NL[depth + 1] + '"data": ' + value[8:-1] + _NL[depth] + "}"
+    return indent(value, depth)
+
+
+def _properties_indented(props: tuple[Property, ...]) -> str:
+    """A blob's ``properties`` array (the blob's own fields are at depth 1)."""
+    if not props:
+        return "[]"
+    nl2, nl3 = _NL[2], _NL[3]
+    items = [
+        f'{{{nl3}"type": {_s(p.type)},{nl3}"value": {_value_at(p.value, 3)}{nl2}}}' for p in props
+    ]
+    return "[" + nl2 + ("," + nl2).join(items) + _NL[1] + "]"
+
+
+def bundle_json_indented(bundle: Bundle) -> str:
+    nl1, nl2, nl3 = _NL[1], _NL[2], _NL[3]
+    parts = [
+        f'{{{nl1}"schema": "{SCHEMA_BUNDLE}"',
+        f'"name": {_s(bundle.name)}',
+        f'"package": {_s(bundle.package)}',
+        f'"image": {_s(bundle.image)}',
+    ]
+    if bundle.properties:
+        parts.append('"properties": ' + _properties_indented(bundle.properties))
+    if bundle.related_images:
+        images = [
+            f'{{{nl3}"name": {_s(ri.name)},{nl3}"image": {_s(ri.image)}{nl2}}}'
+            for ri in bundle.related_images
+        ]
+        parts.append('"relatedImages": [' + nl2 + ("," + nl2).join(images) + nl1 + "]")
+    return ("," + nl1).join(parts) + "\n}"
+
+
+def channel_json_indented(channel: Channel) -> str:
+    nl1, nl2, nl3 = _NL[1], _NL[2], _NL[3]
+    entries = []
+    for entry in channel.entries:
+        fields = [f'"name": {_s(entry.name)}']
+        if entry.replaces:
+            fields.append(f'"replaces": {_s(entry.replaces)}')
+        if entry.skips:
+            skips = ("," + _NL[4]).join(_s(s) for s in entry.skips)
+            fields.append('"skips": [' + _NL[4] + skips + nl3 + "]")
+        if entry.skip_range:
+            fields.append(f'"skipRange": {_s(entry.skip_range)}')
+        entries.append("{" + nl3 + ("," + nl3).join(fields) + nl2 + "}")
+    parts = [
+        f'{{{nl1}"schema": "{SCHEMA_CHANNEL}"',
+        f'"name": {_s(channel.name)}',
+        f'"package": {_s(channel.package)}',
+        '"entries": ' + ("[" + nl2 + ("," + nl2).join(entries) + nl1 + "]" if entries else "[]"),
+    ]
+    if channel.properties:
+        parts.append('"properties": ' + _properties_indented(channel.properties))
+    return ("," + nl1).join(parts) + "\n}"
+
+
+def _indented(blob: Package | Channel | Bundle | Deprecation | Meta) -> str:
+    if isinstance(blob, Bundle):
+        return bundle_json_indented(blob)
+    if isinstance(blob, Channel):
+        return channel_json_indented(blob)
+    return indent(_compact(blob), 0)
 
 
 def global_blobs(others: Iterable[Meta]) -> Iterator[str]:
@@ -186,6 +278,10 @@ def check_package_name(name: str) -> None:
 def _package_chunks(pkg: PackageCatalog, output: OutputFormat) -> Iterator[str]:
     """The rendered blobs of one package; encoding failures name the package."""
     try:
+        if output == "json":
+            for blob in _ordered(pkg):
+                yield _indented(blob) + "\n"
+            return
         yield from RENDERERS[output](blobs(pkg))
     except EncodingError as error:
         raise EncodingError(
