@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from json.encoder import encode_basestring as _encode_basestring
 from typing import Any
 
 import orjson
@@ -33,7 +34,9 @@ def go_string(text: str, *, escape_html: bool = False) -> str:
     Go escapes ``"``, ``\\``, control characters and always U+2028/U+2029; with HTML escaping on
     (``json.Marshal``'s default) also ``<``, ``>`` and ``&``.
     """
-    out = json.dumps(text, ensure_ascii=False)
+    out = _encode_basestring(
+        text
+    )  # what json.dumps(text, ensure_ascii=False) calls, minus its setup
     if "\u2028" in out or "\u2029" in out:
         out = out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     if escape_html:

@@ -406,8 +406,13 @@ class SqliteCatalog:
             str(r[1]): _BundleRow(str(r[1]), _text(r[2], where), r[3], r[4])
             for r in rows["bundles"]
         }
-        for bundle in bundles.values():
-            self._load_manifests(bundle, where)
+        # Old schemas synthesize properties from every bundle's manifests first; otherwise each
+        # bundle's manifests are read just before its model is built and dropped right after, so
+        # a package never holds all of its raw manifests and parsed CSVs at once.
+        old_schema = not self.schema.has("properties")
+        if old_schema:
+            for bundle in bundles.values():
+                self._load_manifests(bundle, where)
 
         props: dict[str, list[Property]] = defaultdict(list)
         for _, bundle_name, type_, value in rows.get("properties", []):
@@ -426,7 +431,7 @@ class SqliteCatalog:
         images: dict[str, list[str]] = defaultdict(list)
         for _, bundle_name, image in rows.get("related_image", []):
             images[bundle_name].append(_text(image, where))
-        if not self.schema.has("properties"):
+        if old_schema:
             self._synthesize_old_schema_properties(bundles, rows, props, deps, name)
 
         entries = [
@@ -440,14 +445,17 @@ class SqliteCatalog:
             b for b, plist in props.items() if any(p.type == prop.TYPE_DEPRECATED for p in plist)
         }
         model_bundles: dict[str, Bundle] = {}
+        skip_ranges: dict[str, str] = {}
         for bundle in bundles.values():
-            if bundle.name in deprecated:
-                continue
-            model_bundles[bundle.name] = self._bundle(
-                bundle, name, props[bundle.name], deps[bundle.name], images[bundle.name], where
-            )
+            if not old_schema:
+                self._load_manifests(bundle, where)
+            if bundle.name not in deprecated:
+                model_bundles[bundle.name] = self._bundle(
+                    bundle, name, props[bundle.name], deps[bundle.name], images[bundle.name], where
+                )
+                skip_ranges[bundle.name] = self._skip_range(bundle)
+            bundle.manifests, bundle.objects, bundle.csv = [], [], None
 
-        skip_ranges = {b: self._skip_range(bundles[b]) for b in model_bundles}
         channels = self._channels(name, channel_names, entries, tip, skip_ranges, where)
         in_channels = {e.name for c in channels for e in c.entries}
         kept = tuple(b for n, b in sorted(model_bundles.items()) if n in in_channels)
@@ -497,10 +505,12 @@ class SqliteCatalog:
         if text:
             parsed = split_objects(text, what)
             bundle.manifests = [raw for raw, _ in parsed]
-            bundle.objects = [obj for _, obj in parsed if isinstance(obj, dict)]
-            bundle.csv = next(
-                (o for o in bundle.objects if manifests.kind(o) == manifests.CSV_KIND), None
-            )
+            objects = [obj for _, obj in parsed if isinstance(obj, dict)]
+            bundle.csv = next((o for o in objects if manifests.kind(o) == manifests.CSV_KIND), None)
+            if not self.schema.has("properties"):
+                # only old schemas read anything but the CSV (CRD groups); a package's parsed
+                # CRDs would otherwise be most of the reader's memory
+                bundle.objects = objects
             if bundle.csv is None:
                 self._notify(
                     Notice(
