@@ -37,7 +37,7 @@ SUMMARIES = {
     "migrate": "Convert a legacy catalog into a file-based catalog (FBC).",
     "convert": "Convert a legacy catalog from one directory layout to another.",
     "diff": "Show what changed from catalog OLD to catalog NEW.",
-    "validate": "Check CATALOG against opm's file-based catalog rules and report every problem.",
+    "validate": "Check CATALOG against opm's catalog rules and report every problem.",
     "render-graph": "Write the upgrade graph of CATALOG per package and channel to stdout.",
     "query": "Answer registry / catalogd / OLM questions about CATALOG offline.",
     "images": "List every image CATALOG references: bundle images and related images.",

@@ -51,7 +51,7 @@ def test_command_list_is_what_the_commands_themselves_say(width: int) -> None:
     cli.format_commands(ctx, listed)
     imported = click.HelpFormatter(width=width)
     click.Group.format_commands(cli, ctx, imported)
-    assert listed.getvalue() == imported.getvalue()
+    assert listed.getvalue() == imported.getvalue(), "update olmcat.cli.SUMMARIES"
 
 
 def test_top_level_help_imports_no_command() -> None:
