@@ -90,12 +90,14 @@ def detect(reference: str) -> Kind:
     path = Path(reference)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
-    from olmcat.oci.archive import is_image_archive
     from olmcat.readers.sqlite import is_sqlite_file
 
+    if path.is_file() and (is_sqlite_file(path) or path.suffix in (".db", ".sqlite", ".sqlite3")):
+        return "sqlite"
+    # only now: a database does not need the archive reader (tarfile, gzip, ...: ~10 ms)
+    from olmcat.oci.archive import is_image_archive
+
     if path.is_file():
-        if is_sqlite_file(path) or path.suffix in (".db", ".sqlite", ".sqlite3"):
-            return "sqlite"
         if is_image_archive(path):
             return "image"
         return "fbc"
