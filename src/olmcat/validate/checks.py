@@ -93,13 +93,37 @@ def _field(fields: Mapping[str, str], key: str) -> str | None:
     return None
 
 
+# The last text _go_base64 accepted and its bytes: an olm.bundle.object's data is checked as
+# base64 and then decoded again to parse the manifest; this spares the second decode (~10 % of a
+# validation). Identity, not equality, is checked, so a stale entry is never used.
+_last_decoded: tuple[str, bytes] | None = None
+
+
 def _go_base64(text: str) -> bool:
+    global _last_decoded
     # encoding/json decodes []byte with base64.StdEncoding, which skips \r and \n.
+    data = text.replace("\r", "").replace("\n", "")
     try:
-        base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+        # strict decoding accepts only what the check below accepts, and gives the same bytes,
+        # without its extra regular-expression pass over the data
+        decoded = binascii.a2b_base64(data, strict_mode=True)
     except (binascii.Error, ValueError):
-        return False
+        try:
+            decoded = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+    _last_decoded = (text, decoded)
     return True
+
+
+def _base64_bytes(text: str) -> bytes:
+    """``text`` decoded as the bundle-object check decodes it (no validation: characters
+    outside the alphabet are skipped), reusing _go_base64's work when it just accepted it; a
+    text that passes validation decodes to the same bytes either way."""
+    last = _last_decoded
+    if last is not None and last[0] is text:
+        return last[1]
+    return base64.b64decode(text.replace("\r", "").replace("\n", ""))
 
 
 def _kind_problem(kind: str, value: Any) -> str | None:
@@ -609,7 +633,7 @@ def _check_known_property(
     elif type_ == prop.TYPE_BUNDLE_OBJECT:
         data = str(fields.get("data", ""))
         if data:
-            manifest = base64.b64decode(data.replace("\r", "").replace("\n", ""))
+            manifest = _base64_bytes(data)
             try:
                 _load_manifest(manifest)
             except yaml.YAMLError as exc:
