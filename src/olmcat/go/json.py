@@ -192,9 +192,21 @@ class RawNumber(str):
     __slots__ = ()
 
 
+_DECODER = json.JSONDecoder(parse_float=RawNumber)
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON keeping float literals as :class:`RawNumber` so they re-encode unchanged."""
-    return json.loads(text, parse_float=RawNumber)
+    # json.loads(text, parse_float=...) builds a decoder per call; validate calls this for every
+    # property value. Same checks as json.loads, one shared decoder.
+    if isinstance(text, str):
+        if text.startswith("\ufeff"):
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    elif isinstance(text, bytes | bytearray):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
+    else:  # not what the signature allows; json.loads raises its TypeError
+        return json.loads(text, parse_float=RawNumber)  # type: ignore[unreachable]
+    return _DECODER.decode(text)
 
 
 def encode(value: Any) -> str:

@@ -177,10 +177,15 @@ def go_struct_problem(value: Any, fields: Mapping[str, str]) -> str | None:
     if not isinstance(value, dict):
         return f"cannot unmarshal {json_type(value)} into an object"
     for key, item in value.items():
-        name = _field(fields, key)
-        if name is None:
-            continue
-        problem = _kind_problem(fields[name], item)
+        kind = fields.get(key)
+        if kind is None:
+            name = _field(fields, key)
+            if name is None:
+                continue
+            kind = fields[name]
+        elif kind == "string" and (item is None or isinstance(item, str)):
+            continue  # the common case, decided without the general check
+        problem = _kind_problem(kind, item)
         if problem is not None:
             return f"field {q(key)}: {problem}"
     return None
