@@ -151,6 +151,8 @@ def _check(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
         if type_name == "semver" and not pointer and mode != "converter":
             raise _Failure(list(path), "null where a semantic version is expected")
         return
+    if type_name == "string" and type(value) is str:
+        return  # most of any manifest; what _scalar would decide, without the lookups
     declared = _ALL.get(type_name)
     if isinstance(declared, str):
         _check(value, declared, mode, path)
@@ -225,7 +227,6 @@ def _field_index(fields: Struct, mode: Mode) -> tuple[dict[str, str], dict[str, 
 
 
 def _scalar(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
-    number = _number_text(value)
     if type_name == "any":
         return
     if type_name == "string":
@@ -236,6 +237,7 @@ def _scalar(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
         if not isinstance(value, bool):
             raise _fail(path, value, "a boolean")
         return
+    number = _number_text(value)  # only numbers need it
     if type_name in _INT_BITS or type_name in _UINT_BITS:
         if number is None:
             raise _fail(path, value, f"an integer ({type_name})")
