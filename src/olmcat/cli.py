@@ -19,6 +19,7 @@ from olmcat.commands._common import Settings
 COMMANDS = {
     "migrate": "olmcat.commands.migrate:migrate",
     "convert": "olmcat.commands.convert:convert",
+    "render": "olmcat.commands.render:render_command",
     "diff": "olmcat.commands.diff:diff",
     "validate": "olmcat.commands.validate:validate",
     "render-graph": "olmcat.commands.graph:render_graph",

@@ -4,9 +4,11 @@
   ``127.0.0.1:5000/<pkg>-bundle:<dir>`` built from ``bundles/upstream/<pkg>/<dir>``: every bundle
   directory must render to it byte for byte. Known differences: none.
 * ``expected/index-upstream.json`` is ``opm migrate`` of the index those images were added to
-  with ``opm registry add``, one call per package (``bundles/index-build-modes.tsv`` gives the
-  mode). Its olm.bundle blobs differ by design (the image-built DB cleared non-head bundles), so
-  the package and channel blobs are compared, and each bundle blob against its render.
+  with ``opm registry add``, package by package in the mode its ``ci.yaml`` names (replaces-mode
+  and no ci.yaml: replaces, falling back to semver; ``bundles/index-build-modes.tsv`` records the
+  mode each package ended up in). Its olm.bundle blobs differ by design (the image-built DB
+  cleared non-head bundles), so the package and channel blobs are compared, and each bundle blob
+  against its render.
 * ``convert pkgman-to-bundles`` followed by ``migrate pkgman`` must give what migrating the
   package manifests gives, except the bundles' ``image`` (the converted tree has no image
   reference; the package manifests' migration has none either, but the template adds one).
@@ -22,7 +24,9 @@ from typing import Any
 import pytest
 
 from olmcat.migrate import migrate_pkgman
-from olmcat.readers.bundledir import BundleDirCatalog, is_bundle_dir, render_bundle_dir
+from olmcat.notices import NoticeLog
+from olmcat.readers.bundledir import BundleDirCatalog, is_bundle_dir
+from olmcat.readers.bundlerender import render_bundle_dir
 from olmcat.writers.bundles import pkgman_to_bundles
 from olmcat.writers.fbc import blobs, bundle_json, render_json
 from tests.support.paths import FIXTURES, corpus_path, parse_stream
@@ -98,35 +102,63 @@ def _expected_catalog(package: str, renders: dict[tuple[str, str], str]) -> str:
     return "".join(parts) + "".join(renders[(package, name)] for name in names)
 
 
-def test_bundle_tree_migrates_to_the_index_build_in_both_modes(tmp_path: Path) -> None:
-    """With each package in the mode its index was built in, every catalog.json equals the
-    index's package and channel blobs followed by the bundles' renders, byte for byte."""
-    modes = build_modes()
-    semver = {name for name, mode in modes.items() if mode == "semver"}
-    catalog = BundleDirCatalog(
-        corpus_path("bundles/upstream"), image_ref_template=TEMPLATE, semver_packages=semver
-    )
+def _check_against_index(catalog: BundleDirCatalog) -> list[str]:
+    """Every catalog.json equals the index's package and channel blobs followed by the bundles'
+    renders, byte for byte; returns the packages read."""
     renders = _render_goldens()
     seen = []
     for pkg in catalog.packages():
         text = "".join(render_json(blobs(pkg)))
         assert text == _expected_catalog(pkg.name, renders), pkg.name
         seen.append(pkg.name)
-    assert seen == sorted(modes)
-    assert (len([m for m in modes.values() if m == "replaces"]), len(semver)) == (29, 10)
+    return seen
 
 
-def test_replaces_mode_is_the_default_and_matches_replaces_packages(tmp_path: Path) -> None:
-    """Through ``migrate pkgman`` (replaces mode, no option): the 29 packages loaded in replaces
-    mode equal the index. The 10 loaded in semver mode cannot: semver mode ignores the CSVs'
-    replaces and chains each channel by version, so their graphs differ (their CSVs mostly
-    have no replaces at all); ``BundleDirCatalog(semver_packages=...)`` reproduces them."""
+def test_bundle_tree_migrates_to_the_index_build_by_its_ci_yaml() -> None:
+    """No option: each package in the mode its ci.yaml names (the 29 + 10 of the TSV)."""
+    modes = build_modes()
+    log = NoticeLog()
+    catalog = BundleDirCatalog(
+        corpus_path("bundles/upstream"), image_ref_template=TEMPLATE, notify=log
+    )
+    assert _check_against_index(catalog) == sorted(modes)
+    assert (len([m for m in modes.values() if m == "replaces"]), len(modes)) == (29, 39)
+    # Three replaces-mode packages (one without ci.yaml) fall back to semver, as the index did.
+    fell_back = sorted(n.package for n in log if n.code == "bundle.mode-fallback")
+    assert fell_back == ["couchbase-enterprise", "couchdb-operator", "istio-workspace-operator"]
+    assert all(modes[name] == "semver" for name in fell_back)
+
+
+def test_bundle_tree_migrates_to_the_index_build_in_the_recorded_modes() -> None:
+    """--mode PKG=MODE with the modes the TSV records gives the same index."""
+    modes = build_modes()
+    package_modes = {name: mode for name, mode in modes.items() if mode in ("replaces", "semver")}
+    catalog = BundleDirCatalog(
+        corpus_path("bundles/upstream"),
+        image_ref_template=TEMPLATE,
+        package_modes=package_modes,  # type: ignore[arg-type]
+    )
+    assert _check_against_index(catalog) == sorted(modes)
+
+
+def test_replaces_mode_matches_the_replaces_packages_only(tmp_path: Path) -> None:
+    """--mode replaces: the 29 packages loaded in replaces mode equal the index. The 10 loaded in
+    semver mode cannot: semver mode ignores the CSVs' replaces and chains each channel by
+    version; in replaces mode they are refused or their graphs differ."""
     modes = build_modes()
     out = tmp_path / "out"
-    result = migrate_pkgman(corpus_path("bundles/upstream"), out, image_ref_template=TEMPLATE)
-    assert result.stats.packages == 39
-    differing = set()
+    result = migrate_pkgman(
+        corpus_path("bundles/upstream"),
+        out,
+        image_ref_template=TEMPLATE,
+        permissive=True,
+        mode="replaces",
+    )
+    assert result.stats.packages + len(result.stats.skipped) == 39
+    differing = set(result.stats.skipped)
     for name in modes:
+        if name in differing:
+            continue
         ours = [b for b in parse_stream((out / name / "catalog.json").read_text())]
         golden_path = corpus_path(f"expected/index-upstream.json/{name}/catalog.json")
         theirs = parse_stream(golden_path.read_text())

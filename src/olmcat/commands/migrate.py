@@ -161,6 +161,16 @@ def migrate_sqlite_command(
     "'quay.io/org/{package}-bundle:{version}' ({package}, {name}, {version}, {dir}).",
 )
 @click.option(
+    "--mode",
+    "modes",
+    multiple=True,
+    metavar="MODE|PACKAGE=MODE",
+    help="Update mode of bundle-format packages, as `opm registry add --mode`: replaces, semver, "
+    "semver-skippatch, replaces-then-semver, or auto (default: each package's ci.yaml "
+    "updateGraph; replaces-mode and no ci.yaml mean replaces-then-semver). PACKAGE=MODE sets one "
+    "package; repeatable.",
+)
+@click.option(
     "--all-documents",
     is_flag=True,
     help="Read every YAML document of a manifest file; the legacy loader read only the first.",
@@ -175,6 +185,7 @@ def migrate_pkgman_command(
     output: str,
     permissive: bool,
     image_ref_template: str | None,
+    modes: tuple[str, ...],
     all_documents: bool,
     report: Path | None,
     quiet: bool,
@@ -187,7 +198,12 @@ def migrate_pkgman_command(
     <OUT>/<package>/catalog.json atomically; without it, the catalog goes to stdout.
     """
     from olmcat.migrate import migrate_pkgman
+    from olmcat.readers.bundledir import parse_mode_options
 
+    try:
+        mode, package_modes = parse_mode_options(modes)
+    except ValueError as problem:
+        raise click.BadParameter(str(problem), param_hint="--mode") from None
     result = run_reported(
         ctx,
         report,
@@ -203,6 +219,8 @@ def migrate_pkgman_command(
             notify=sink,
             progress=progress_bar(quiet or out is None, "migrating"),
             stdout=sys.stdout if out is None else None,
+            mode=mode,
+            package_modes=package_modes,
         ),
     )
     if not quiet:

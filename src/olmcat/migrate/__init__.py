@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from olmcat.model import CatalogStats, PackageCatalog, counted
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.writers import fbc
+
+if TYPE_CHECKING:
+    from olmcat.readers.update_modes import Mode
 
 MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
 MIGRATE_LEVELS: tuple[MigrateLevel, ...] = ("none", "bundle-object-to-csv-metadata")
@@ -135,12 +138,17 @@ def migrate_pkgman(
     notify: NoticeSink = discard,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
+    mode: Mode | None = None,
+    package_modes: Mapping[str, Mode] | None = None,
 ) -> MigrateResult:
     """Migrate package-manifest and bundle-format directories to a file-based catalog.
 
     Package manifests are read as ``initializer`` loads them and written as ``opm migrate``
     writes the result. Without ``permissive`` any problem the initializer reports refuses the
-    tree; with it, what loads is migrated and every bundle or package left out is a notice."""
+    tree; with it, what loads is migrated and every bundle or package left out is a notice.
+    Bundle-format packages are built as ``opm registry add`` builds them, in
+    ``package_modes[package]``, else ``mode``, else the mode their ``ci.yaml`` names (see
+    :mod:`olmcat.readers.bundledir`)."""
     from olmcat.readers.directory import DirectoryCatalog
 
     kept: list[Notice] = []
@@ -151,6 +159,8 @@ def migrate_pkgman(
         all_documents=all_documents,
         image_ref_template=image_ref_template,
         notify=sink,
+        mode=mode,
+        package_modes=package_modes,
     )
     try:
         result = write_catalog(

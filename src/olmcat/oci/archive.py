@@ -869,6 +869,23 @@ class ImageArchive:
             manifest_digest=self.manifest_digest,
         )
 
+    def extract_directory(self, image_path: str, dest: _StrPath) -> Path:
+        """Materialise the directory ``image_path`` of the image (e.g. a bundle image's
+        ``manifests``) as ``dest``, which must not exist; same rules as catalog extraction."""
+        parts = _split_image_path(image_path)
+        if not parts:
+            raise self._fail(f"{_show(image_path)}: not a directory path inside the image")
+        target = Path(dest)
+        if target.exists():
+            raise OutputError(f"{target}: already exists")
+        holder = Path(tempfile.mkdtemp(prefix=".olmcat-extract-", dir=target.parent))
+        try:
+            out = self._materialise("/".join(parts), f"/{image_path.strip('/')}", "fbc", holder)
+            out.rename(target)
+        finally:
+            shutil.rmtree(holder, ignore_errors=True)
+        return target
+
     def _catalog_label(self, kind: Literal["sqlite", "fbc"] | None) -> tuple[str, str]:
         order = {
             None: (DATABASE_LABEL, CONFIGS_LABEL),

@@ -12,7 +12,7 @@ bundle annotations); its bundle-format definition is left out with a warning.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from olmcat.errors import InputError
@@ -20,6 +20,7 @@ from olmcat.model import Meta, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog
+from olmcat.readers.update_modes import Mode
 
 
 class DirectoryCatalog:
@@ -31,14 +32,13 @@ class DirectoryCatalog:
         all_documents: bool = False,
         image_ref_template: str | None = None,
         notify: NoticeSink = discard,
+        mode: Mode | None = None,
+        package_modes: Mapping[str, Mode] | None = None,
     ) -> None:
         self.root = root
         self.pkgman = PkgmanCatalog(
             root, permissive=permissive, all_documents=all_documents, notify=notify, require=False
         )
-
-        def warn(message: str) -> None:
-            notify(Notice("bundledir.warning", message))
 
         try:
             self.bundledir = BundleDirCatalog(
@@ -46,7 +46,9 @@ class DirectoryCatalog:
                 exclude_dirs=self.pkgman.package_dirs(),
                 permissive=permissive,
                 image_ref_template=image_ref_template,
-                warn=warn,
+                mode=mode,
+                package_modes=package_modes,
+                notify=notify,
             )
         except BaseException:
             self.pkgman.close()

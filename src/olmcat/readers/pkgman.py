@@ -60,6 +60,7 @@ from olmcat.model import property as prop
 from olmcat.model.property import Property
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
+from olmcat.readers.bundlefiles import in_bundle_manifests
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.source import selected
@@ -695,7 +696,9 @@ class PkgmanCatalog:
         for result in results:
             for notice in result.notices:
                 self._notify(notice)
-            manifests_found += result.manifests
+            # A package manifest inside a bundle's manifests/ is the bundle-format reader's (it
+            # warns; opm reads that bundle's image, where the file is no object).
+            manifests_found += [m for m in result.manifests if not in_bundle_manifests(m[1])]
             undecodable += result.undecodable
             self.candidates += result.candidates
         self.candidates.sort(key=lambda c: c.seq)
