@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "migrate_pkgman": "olmcat.migrate:migrate_pkgman",
     "MigrateResult": "olmcat.migrate:MigrateResult",
     "pkgman_to_bundles": "olmcat.writers.bundles:pkgman_to_bundles",
+    "render_bundles": "olmcat.readers.bundlerender:render_bundles",
     "compare": "olmcat.diff.catalogs:compare",
     "Comparison": "olmcat.diff.catalogs:Comparison",
     "CatalogDiff": "olmcat.diff.compare:CatalogDiff",
@@ -133,6 +134,7 @@ __all__ = [
     "open_catalog",
     "pkgman_to_bundles",
     "plan_catalog",
+    "render_bundles",
     "upgrade_check",
     "use_registry_options",
     "validate_catalog",
@@ -190,6 +192,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.readers.bundlerender import render_bundles
     from olmcat.readers.catalog import Catalog, open_catalog
     from olmcat.readers.memory import MemoryCatalog
     from olmcat.readers.source import CatalogSource

@@ -120,7 +120,7 @@ class BundleSpec:
     related_images: list[dict[str, str]] | None = None
     operator_images: list[str] = field(default_factory=list)
     crds: list[tuple[str, str, str, list[str]]] = field(default_factory=list)  # owned CRDs
-    metadata_as_json: bool = False
+    metadata_as_json: bool = False  # dependencies and properties files as JSON
     stray_files: dict[str, str] = field(default_factory=dict)  # manifests/<name> -> text
 
     def csv(self) -> dict[str, Any]:
@@ -188,10 +188,11 @@ def write_tree(root: Path, packages: list[PackageSpec]) -> Path:
                 annotations[ANNOTATION_CHANNELS] = spec.channels
             if spec.default is not None:
                 annotations[ANNOTATION_DEFAULT_CHANNEL] = spec.default
-            suffix = "json" if spec.metadata_as_json else "yaml"
-            (bundle / "metadata" / f"annotations.{suffix}").write_text(
-                _dump({"annotations": annotations}, spec.metadata_as_json)
+            # Always annotations.yaml: the oracle's bundle-index reads the image labels from it.
+            (bundle / "metadata" / "annotations.yaml").write_text(
+                yaml.safe_dump({"annotations": annotations})
             )
+            suffix = "json" if spec.metadata_as_json else "yaml"
             if spec.dependencies is not None:
                 (bundle / "metadata" / f"dependencies.{suffix}").write_text(
                     _dump({"dependencies": spec.dependencies}, spec.metadata_as_json)
