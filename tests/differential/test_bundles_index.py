@@ -24,19 +24,22 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from olmcat.errors import ValidationError
-from olmcat.readers.bundledir import BundleDirCatalog, read_package
+from olmcat.migrate import migrate_pkgman
+from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.update_modes import MODES, Mode, add_order
-from olmcat.writers.fbc import blobs, render_json
+from tests.support.builders import csv as csv_doc
 from tests.support.bundletrees import (
     IMAGE_TEMPLATE,
     BundleSpec,
-    OracleIndex,
     PackageSpec,
-    blob_texts,
+    chain,
+    compare,
     oracle_index,
+    write_bundle,
     write_tree,
 )
 from tests.support.oracle import require_bundle_index
+from tests.support.paths import parse_stream
 
 EXAMPLES = int(os.environ.get("OLMCAT_DIFF_EXAMPLES", "1"))
 VERSIONS = (
@@ -104,58 +107,6 @@ def trees(draw: st.DrawFn) -> list[tuple[PackageSpec, Mode | None]]:
     return [draw(package_specs(f"p{index:02d}")) for index in range(count)]
 
 
-def olmcat_graphs(
-    tree: Path, modes: dict[str, Mode]
-) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Package and channel blob text per package, and bundle names, from ``--permissive``."""
-    catalog = BundleDirCatalog(
-        tree, image_ref_template=IMAGE_TEMPLATE, package_modes=modes, permissive=True
-    )
-    graphs, bundles = {}, {}
-    for pkg in catalog.packages():
-        texts = blob_texts("".join(render_json(blobs(pkg))))
-        graphs[pkg.name] = "".join(t for b, t in texts if b["schema"] != "olm.bundle")
-        bundles[pkg.name] = sorted(b.name for b in pkg.bundles)
-    return graphs, bundles
-
-
-def compare(tree: Path, oracle: OracleIndex, modes: dict[str, Mode]) -> list[str]:
-    """Differences between olmcat and the oracle, one line per package."""
-    assert not oracle.migrate_error, oracle.migrate_error
-    graphs, bundles = olmcat_graphs(tree, modes)
-    catalog = BundleDirCatalog(tree, image_ref_template=IMAGE_TEMPLATE, package_modes=modes)
-    problems = []
-    for name in sorted(p.name for p in tree.iterdir()):
-        theirs = oracle.packages.get(name)
-        if theirs is None or theirs.graph is None:
-            if name in graphs:
-                problems.append(f"{name}: oracle has no package ({theirs}), olmcat has one")
-            continue
-        if graphs.get(name) != theirs.graph:
-            problems.append(
-                f"{name}: graphs differ\n  oracle: {theirs.graph!r}\n  olmcat: {graphs.get(name)!r}"
-                f"\n  note: {theirs.note}"
-            )
-        elif bundles[name] != theirs.bundles:
-            problems.append(f"{name}: bundles {bundles[name]} != oracle {theirs.bundles}")
-        # Without --permissive, a bundle the oracle failed to add is a refusal.
-        refused = theirs.added < len(catalog.bundle_dirs(name))
-        try:
-            read_package(
-                name,
-                catalog.bundle_dirs(name),
-                mode=catalog.mode_of(name),
-                image_ref_template=IMAGE_TEMPLATE,
-            )
-        except ValidationError as error:
-            if not refused:
-                problems.append(f"{name}: olmcat refuses ({error}), the oracle did not")
-        else:
-            if refused:
-                problems.append(f"{name}: the oracle refused a bundle ({theirs.note}), olmcat not")
-    return problems
-
-
 def _check_trees(tmp_path_factory: pytest.TempPathFactory, specs: list) -> None:  # type: ignore[type-arg]
     require_bundle_index()
     work = tmp_path_factory.mktemp("bundle-index")
@@ -191,3 +142,75 @@ def test_more_generated_trees_match_opm_registry_add(
     specs: list,  # type: ignore[type-arg]
 ) -> None:
     _check_trees(tmp_path_factory, specs)
+
+
+# -- fixed trees -------------------------------------------------------------------------------
+
+
+def _substitutes(root: Path) -> None:
+    write_bundle(root, "subst", "1.0.0")
+    csv = csv_doc("subst.v1.1.0", "1.1.0", replaces="subst.v1.0.0")
+    csv["metadata"]["annotations"] = {"olm.substitutesFor": "subst.v1.0.0"}
+    write_bundle(root, "subst", "1.1.0", csv=csv)
+    write_bundle(root, "subst", "1.2.0", replaces="subst.v1.1.0")
+
+
+def _package_manifest_inside(root: Path) -> None:
+    for bundle in chain(root, "inside", "1.0.0", "1.1.0"):
+        (bundle / "manifests" / "inside.package.yaml").write_text(
+            "packageName: inside\nchannels: [{name: stable, currentCSV: inside.v1.1.0}]\n"
+        )
+
+
+def _two_csvs(root: Path) -> None:
+    write_bundle(root, "twocsv", "1.0.0", docs=[csv_doc("twocsv.v0.9.0", "0.9.0")])
+    write_bundle(root, "twocsv", "1.1.0", replaces="twocsv.v1.0.0")
+
+
+FIXED = {
+    "substitutesFor (refused without --enable-alpha)": _substitutes,
+    "package manifest inside a bundle's manifests/": _package_manifest_inside,
+    "a second CSV in a bundle": _two_csvs,
+}
+
+
+def test_fixed_trees_match_opm_registry_add(tmp_path: Path) -> None:
+    require_bundle_index()
+    tree = tmp_path / "tree"
+    for build in FIXED.values():
+        build(tree)
+    for mode in ("replaces", "semver"):
+        modes: dict[str, Mode] = {name: mode for name in ("subst", "inside", "twocsv")}
+        oracle = oracle_index(tree, tmp_path / f"oracle-{mode}", modes)
+        assert not compare(tree, oracle, modes)
+    # Through migrate pkgman too: the package manifest does not turn its bundle dir into a
+    # package-manifest package (the image template applies).
+    out = tmp_path / "out"
+    migrate_pkgman(tree, out, image_ref_template=IMAGE_TEMPLATE, permissive=True)
+    inside = parse_stream((out / "inside" / "catalog.json").read_text())
+    assert [b["image"] for b in inside if b["schema"] == "olm.bundle"] == [
+        "127.0.0.1:5000/inside-bundle:1.0.0",
+        "127.0.0.1:5000/inside-bundle:1.1.0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("gvk dependency without a value", "dependency olm.gvk: has no value"),
+        ("empty channel name", "names an empty channel"),
+    ],
+)
+def test_what_opm_migrate_refuses_is_refused(tmp_path: Path, case: str, message: str) -> None:
+    """opm registry add accepts these; opm migrate then refuses the whole catalog."""
+    require_bundle_index()
+    tree = tmp_path / "tree"
+    if case == "empty channel name":
+        write_bundle(tree, "demo", "1.0.0", channels="stable,")
+    else:
+        write_bundle(tree, "demo", "1.0.0", dependencies="dependencies:\n- type: olm.gvk\n")
+    oracle = oracle_index(tree, tmp_path / "oracle")
+    assert oracle.packages["demo"].added == 1
+    assert oracle.migrate_error
+    with pytest.raises(ValidationError, match=message):
+        list(BundleDirCatalog(tree, image_ref_template=IMAGE_TEMPLATE).packages())

@@ -15,6 +15,10 @@ from typing import Any
 
 import yaml
 
+from olmcat.errors import ValidationError
+from olmcat.readers.bundledir import BundleDirCatalog, read_package
+from olmcat.readers.update_modes import Mode
+from olmcat.writers.fbc import blobs, render_json
 from tests.support import oracle
 from tests.support.builders import crd_doc
 from tests.support.builders import csv as csv_doc
@@ -263,11 +267,11 @@ def oracle_index(
         result.migrate_error = migrated.fatal() or migrated.stderr[-2000:]
         return result
     for catalog in sorted(out.glob("*/catalog.json")):
-        blobs = blob_texts(catalog.read_text())
+        items = blob_texts(catalog.read_text())
         name = catalog.parent.name
         entry = packages.setdefault(name, IndexedPackage("?", 0, ""))
-        entry.graph = "".join(text for blob, text in blobs if blob["schema"] != "olm.bundle")
-        entry.bundles = sorted(blob["name"] for blob, _ in blobs if blob["schema"] == "olm.bundle")
+        entry.graph = "".join(text for blob, text in items if blob["schema"] != "olm.bundle")
+        entry.bundles = sorted(blob["name"] for blob, _ in items if blob["schema"] == "olm.bundle")
     shutil.rmtree(out, ignore_errors=True)
     return result
 
@@ -292,6 +296,75 @@ def oracle_render(tree: Path, work: Path) -> OracleRenders:
             ref, _, error = line[len(prefix) :].partition(": ")
             failures[ref] = error
     return OracleRenders(texts, failures, run.stderr)
+
+
+# -- comparing ------------------------------------------------------------------------------------
+
+
+def _skips_as_sets(text: str) -> list[dict[str, Any]]:
+    out = []
+    for blob, _ in blob_texts(text):
+        for entry in blob.get("entries", []):
+            entry["skips"] = sorted(entry.get("skips", []))
+        out.append(blob)
+    return out
+
+
+def olmcat_graphs(
+    tree: Path, modes: dict[str, Mode]
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Package and channel blob text per package, and bundle names, from ``--permissive``."""
+    catalog = BundleDirCatalog(
+        tree, image_ref_template=IMAGE_TEMPLATE, package_modes=modes, permissive=True
+    )
+    graphs, bundles = {}, {}
+    for pkg in catalog.packages():
+        texts = blob_texts("".join(render_json(blobs(pkg))))
+        graphs[pkg.name] = "".join(t for b, t in texts if b["schema"] != "olm.bundle")
+        bundles[pkg.name] = sorted(b.name for b in pkg.bundles)
+    return graphs, bundles
+
+
+def compare(tree: Path, oracle: OracleIndex, modes: dict[str, Mode]) -> list[str]:
+    """Differences between olmcat and the oracle, one line per package."""
+    assert not oracle.migrate_error, oracle.migrate_error
+    graphs, bundles = olmcat_graphs(tree, modes)
+    catalog = BundleDirCatalog(tree, image_ref_template=IMAGE_TEMPLATE, package_modes=modes)
+    problems = []
+    for name in sorted(p.name for p in tree.iterdir()):
+        theirs = oracle.packages.get(name)
+        if theirs is None or theirs.graph is None:
+            if name in graphs:
+                problems.append(f"{name}: oracle has no package ({theirs}), olmcat has one")
+            continue
+        if graphs.get(name) != theirs.graph and not (
+            # opm writes a skippatch bundle's synthesized skips in Go map order (run to run
+            # different); olmcat sorts them. Compared as sets there, byte for byte elsewhere.
+            theirs.mode == "semver-skippatch"
+            and _skips_as_sets(graphs.get(name, "")) == _skips_as_sets(theirs.graph)
+        ):
+            problems.append(
+                f"{name}: graphs differ\n  oracle: {theirs.graph!r}\n  olmcat: {graphs.get(name)!r}"
+                f"\n  note: {theirs.note}"
+            )
+        elif bundles[name] != theirs.bundles:
+            problems.append(f"{name}: bundles {bundles[name]} != oracle {theirs.bundles}")
+        # Without --permissive, a bundle the oracle failed to add is a refusal.
+        refused = theirs.added < len(catalog.bundle_dirs(name))
+        try:
+            read_package(
+                name,
+                catalog.bundle_dirs(name),
+                mode=catalog.mode_of(name),
+                image_ref_template=IMAGE_TEMPLATE,
+            )
+        except ValidationError as error:
+            if not refused:
+                problems.append(f"{name}: olmcat refuses ({error}), the oracle did not")
+        else:
+            if refused:
+                problems.append(f"{name}: the oracle refused a bundle ({theirs.note}), olmcat not")
+    return problems
 
 
 # -- bundle images saved to disk ----------------------------------------------------------------
