@@ -395,7 +395,6 @@ class BundleDirCatalog:
                 Notice(
                     CODE_MODE_UNUSED,
                     f"--mode {name}=...: no bundle-format package {name!r} in {self.root}",
-                    severity="info",
                     package=name,
                 )
             )
