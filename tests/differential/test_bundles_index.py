@@ -11,7 +11,7 @@ without ``--permissive`` and equals the oracle's with it.
 
 Add a case: extend the strategies (``package_specs``), or add a fixed tree to ``FIXED``.
 Run alone: ``pytest -m differential tests/differential/test_bundles_index.py``;
-``OLMCAT_DIFF_EXAMPLES=N`` draws N trees (default 1; the ``slow`` test draws 4 more).
+``OLMCAT_DIFFERENTIAL_EXAMPLES=N`` draws N trees (default 1; the ``slow`` test draws 4 more).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from tests.support.bundletrees import (
 from tests.support.oracle import require_bundle_index
 from tests.support.paths import parse_stream
 
-EXAMPLES = int(os.environ.get("OLMCAT_DIFF_EXAMPLES", "1"))
+EXAMPLES = int(os.environ.get("OLMCAT_DIFFERENTIAL_EXAMPLES", "0")) or 1
 VERSIONS = (
     "0.1.0",
     "0.2.0",
@@ -214,3 +214,20 @@ def test_what_opm_migrate_refuses_is_refused(tmp_path: Path, case: str, message:
     assert oracle.migrate_error
     with pytest.raises(ValidationError, match=message):
         list(BundleDirCatalog(tree, image_ref_template=IMAGE_TEMPLATE).packages())
+
+
+def test_names_shared_across_packages_are_a_known_difference(tmp_path: Path) -> None:
+    """Deviation: opm registry add refuses a package whose CSVs name (as bundle, replaces or
+    skips) a bundle another package added before; olmcat builds each package on its own."""
+    require_bundle_index()
+    tree = tmp_path / "tree"
+    write_bundle(tree, "aaa", "1.0.0", name="shared.v1.0.0")
+    write_bundle(tree, "bbb", "1.0.0", skips=["shared.v1.0.0"])
+    oracle = oracle_index(tree, tmp_path / "oracle", mode="replaces")
+    assert oracle.packages["aaa"].added == 1
+    assert oracle.packages["bbb"].added == 0
+    assert "must belong to exactly one package" in oracle.packages["bbb"].note or (
+        "belongs to package aaa" in oracle.packages["bbb"].note
+    )
+    pkgs = list(BundleDirCatalog(tree, mode="replaces").packages())
+    assert [p.name for p in pkgs] == ["aaa", "bbb"]

@@ -36,7 +36,7 @@ from tests.support.bundletrees import (
 )
 from tests.support.oracle import require_bundle_index
 
-EXAMPLES = int(os.environ.get("OLMCAT_DIFF_EXAMPLES", "1"))
+EXAMPLES = int(os.environ.get("OLMCAT_DIFFERENTIAL_EXAMPLES", "0")) or 1
 
 GVK = st.fixed_dictionaries(
     {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from olmcat.errors import ValidationError
+from olmcat.errors import InputError, ValidationError
 from olmcat.notices import NoticeLog
 from olmcat.readers.bundlefiles import (
     RawProperty,
@@ -76,3 +76,21 @@ def test_bundle_dir_tests(tmp_path: Path) -> None:
     assert is_bundle_dir(bundle) and not is_bundle_dir(bundle / "manifests")
     assert in_bundle_manifests(bundle / "manifests" / "demo.package.yaml")
     assert not in_bundle_manifests(tmp_path / "demo" / "demo.package.yaml")
+
+
+def test_symlinks_must_stay_inside_the_input(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: secret}\n")
+    bundle = write_bundle(tmp_path / "root", "demo", "1.0.0")
+    (bundle / "manifests" / "link.yaml").symlink_to(outside)
+    with pytest.raises(InputError, match=r"link\.yaml: a symbolic link to .*outside"):
+        load_bundle_dir(bundle)
+    # A link to a file elsewhere inside the root (a shared CRD) is read, as docker COPY reads it.
+    (bundle / "manifests" / "link.yaml").unlink()
+    shared = tmp_path / "root" / "demo" / "shared.yaml"
+    shared.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n")
+    (bundle / "manifests" / "link.yaml").symlink_to(shared)
+    with pytest.raises(InputError):
+        load_bundle_dir(bundle)  # outside the bundle directory, the default root
+    loaded = load_bundle_dir(bundle, root=tmp_path / "root")
+    assert [o["metadata"]["name"] for o in loaded.objects][-1] == "shared"

@@ -148,8 +148,8 @@ def _index_bundle(bundle: BundleDir, image: str) -> IndexBundle:
     )
 
 
-def _load(path: Path, template: str | None, notify: NoticeSink) -> _Loaded:
-    bundle = load_bundle_dir(path, notify=notify)
+def _load(path: Path, template: str | None, root: Path | None, notify: NoticeSink) -> _Loaded:
+    bundle = load_bundle_dir(path, root=root, notify=notify)
     image = image_reference(bundle, template) if template else ""
     return _Loaded(
         path,
@@ -166,16 +166,18 @@ def read_package(
     mode: Mode = DEFAULT_MODE,
     image_ref_template: str | None = None,
     permissive: bool = False,
+    root: Path | None = None,
     notify: NoticeSink = discard,
 ) -> PackageCatalog:
     """The package an index build makes of these bundle directories (all of package ``name``)
     in ``mode``. Raises ValidationError where the build refuses the package (or, unless
-    ``permissive``, one of its bundles)."""
+    ``permissive``, one of its bundles). Nothing is read through symlinks leaving ``root``
+    (default: each bundle directory)."""
     loaded: list[_Loaded] = []
     unloadable: list[tuple[Path, ValidationError]] = []
     for path in sorted(bundle_dirs):
         try:
-            loaded.append(_load(path, image_ref_template, notify))
+            loaded.append(_load(path, image_ref_template, root, notify))
         except ValidationError as error:
             unloadable.append((path, error))
     if unloadable and (mode == "replaces" or not permissive or not loaded):
@@ -293,10 +295,10 @@ _WorkerResult = tuple[PackageCatalog | None, list[Notice], str]
 
 
 def _read_in_worker(
-    job: tuple[str, tuple[Path, ...], str | None, Mode, bool],
+    job: tuple[str, tuple[Path, ...], str | None, Mode, bool, Path],
 ) -> _WorkerResult:
     """One package in a worker process: (package or None, notices, validation error)."""
-    name, paths, template, mode, permissive = job
+    name, paths, template, mode, permissive, root = job
     notices: list[Notice] = []
     try:
         pkg = read_package(
@@ -305,6 +307,7 @@ def _read_in_worker(
             mode=mode,
             image_ref_template=template,
             permissive=permissive,
+            root=root,
             notify=notices.append,
         )
     except ValidationError as error:
@@ -381,7 +384,7 @@ class BundleDirCatalog:
                 continue
             dirnames[:] = []  # nothing below a bundle directory is another bundle
             try:
-                metadata = read_metadata(directory)
+                metadata = read_metadata(directory, self.root)
                 if not metadata.annotations.package:
                     raise ValidationError(
                         f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation"
@@ -460,6 +463,7 @@ class BundleDirCatalog:
                 self.image_ref_template,
                 self.mode_of(name),
                 self.permissive,
+                self.root,
             )
             for name in names
         )
@@ -481,5 +485,6 @@ class BundleDirCatalog:
             mode=self.mode_of(name),
             image_ref_template=self.image_ref_template,
             permissive=self.permissive,
+            root=self.root,
             notify=self._notify,
         )

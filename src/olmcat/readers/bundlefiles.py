@@ -69,6 +69,16 @@ def in_bundle_manifests(path: Path) -> bool:
 # -- files --------------------------------------------------------------------------------------
 
 
+def _check_inside(path: Path, root: Path) -> None:
+    """Refuse to read through a symlink whose target is outside the input root."""
+    if not path.is_symlink() and not any(p.is_symlink() for p in path.parents):
+        return
+    target = path.resolve()
+    base = root.resolve()
+    if target != base and base not in target.parents:
+        raise InputError(f"{path}: a symbolic link to {target}, outside {root}; refused")
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -233,9 +243,11 @@ def string_fields(value: Any, keys: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def read_metadata(bundle_dir: Path) -> Metadata:
-    """Annotations, dependencies and properties of a bundle, found as opm finds them."""
+def read_metadata(bundle_dir: Path, root: Path | None = None) -> Metadata:
+    """Annotations, dependencies and properties of a bundle, found as opm finds them. Files are
+    not read through symlinks that leave ``root`` (default: the bundle directory)."""
     metadata_dir = bundle_dir / METADATA_DIR
+    _check_inside(metadata_dir, root or bundle_dir)
     try:
         names = sorted(e.name for e in os.scandir(metadata_dir) if e.is_file())
     except OSError as exc:
@@ -244,6 +256,7 @@ def read_metadata(bundle_dir: Path) -> Metadata:
     found: dict[str, tuple[list[RawProperty], Path]] = {}
     for name in names:
         path = metadata_dir / name
+        _check_inside(path, root or bundle_dir)
         text = _read_text(path)
         try:
             documents = _documents(path, text, 1)
@@ -336,8 +349,11 @@ def _spec_strings(csv: Manifest, key: str, where: Path) -> None:
         raise ValidationError(f"{where}: spec.{key} of the CSV must be a list of strings")
 
 
-def _manifest_objects(manifests_dir: Path, notify: NoticeSink) -> list[tuple[Path, Manifest]]:
+def _manifest_objects(
+    manifests_dir: Path, root: Path, notify: NoticeSink
+) -> list[tuple[Path, Manifest]]:
     objects: list[tuple[Path, Manifest]] = []
+    _check_inside(manifests_dir, root)
     try:
         entries = sorted(os.scandir(manifests_dir), key=lambda e: e.name)
     except OSError as exc:
@@ -347,6 +363,7 @@ def _manifest_objects(manifests_dir: Path, notify: NoticeSink) -> list[tuple[Pat
         if entry.name.startswith(".") or not entry.is_file():
             continue
         file = manifests_dir / entry.name
+        _check_inside(file, root)
         named_as_manifest = entry.name.lower().endswith(MANIFEST_EXTENSIONS)
         try:
             documents = _documents(file, _read_text(file), 2)
@@ -405,15 +422,18 @@ def _manifest_objects(manifests_dir: Path, notify: NoticeSink) -> list[tuple[Pat
     return objects
 
 
-def load_bundle_dir(path: Path, *, notify: NoticeSink = discard) -> BundleDir:
-    """Parse one bundle directory and apply the bundle parser's checks (ValidationError)."""
+def load_bundle_dir(
+    path: Path, *, root: Path | None = None, notify: NoticeSink = discard
+) -> BundleDir:
+    """Parse one bundle directory and apply the bundle parser's checks (ValidationError). No
+    file is read through a symlink that leaves ``root`` (default: the bundle directory)."""
     if not path.is_dir():
         raise InputError(f"{path}: no such directory")
     manifests_dir = path / MANIFESTS_DIR
     if not manifests_dir.is_dir():
         raise ValidationError(f"{path}: not a bundle directory: {MANIFESTS_DIR}/ is missing")
-    objects = _manifest_objects(manifests_dir, notify)
-    metadata = read_metadata(path)
+    objects = _manifest_objects(manifests_dir, root or path, notify)
+    metadata = read_metadata(path, root)
     csvs = [(f, o) for f, o in objects if manifests.kind(o) == manifests.CSV_KIND]
     if not objects:
         raise ValidationError(f"{manifests_dir}: no bundle objects found")
