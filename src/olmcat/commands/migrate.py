@@ -141,6 +141,7 @@ def migrate_sqlite_command(
     "olmcat migrate pkgman manifests/ out/",
     "olmcat migrate pkgman manifests/etcd          # one package, FBC on stdout",
     "olmcat migrate pkgman --permissive --report report.json manifests/ out/",
+    "olmcat migrate pkgman bundles/ out/ --mode semver --mode etcd=replaces",
 )
 @migrate.command("pkgman")
 @click.argument("directory", type=click.Path(path_type=Path))
