@@ -124,7 +124,7 @@ def test_bundle_tree_migrates_to_the_index_build_by_its_ci_yaml() -> None:
     assert _check_against_index(catalog) == sorted(modes)
     assert (len([m for m in modes.values() if m == "replaces"]), len(modes)) == (29, 39)
     # Three replaces-mode packages (one without ci.yaml) fall back to semver, as the index did.
-    fell_back = sorted(n.package for n in log if n.code == "bundle.mode-fallback")
+    fell_back = sorted(n.package for n in log if n.code == "bundledir.mode-fallback")
     assert fell_back == ["couchbase-enterprise", "couchdb-operator", "istio-workspace-operator"]
     assert all(modes[name] == "semver" for name in fell_back)
 

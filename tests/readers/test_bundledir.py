@@ -197,8 +197,8 @@ def test_permissive_leaves_out_what_opm_leaves_out(tmp_path: Path) -> None:
         ("demo.v1.0.0", "", ()),
         ("demo.v1.1.0", "demo.v1.0.0", ()),
     ]
-    assert log.codes() == {"bundle.mode-fallback": 1, "bundle.refused": 1}
-    refused = next(n for n in log if n.code == "bundle.refused")
+    assert log.codes() == {"bundledir.mode-fallback": 1, "bundledir.refused": 1}
+    refused = next(n for n in log if n.code == "bundledir.refused")
     assert refused.file == str(tmp_path / "demo" / "copy")
 
 
@@ -208,7 +208,7 @@ def test_a_bundle_in_no_channel_is_left_out_with_a_notice(tmp_path: Path) -> Non
     log = NoticeLog()
     pkg = only(tmp_path, "replaces", notify=log)
     assert [b.name for b in pkg.bundles] == ["demo.v1.1.0"]
-    assert log.codes() == {"bundle.not-in-channel": 1}
+    assert log.codes() == {"bundledir.not-in-channel": 1}
 
 
 def test_an_empty_channel_name_is_refused(tmp_path: Path) -> None:
@@ -256,7 +256,7 @@ def test_skippatch_replaces_lower_patches_and_refuses_what_opm_refuses(tmp_path:
     log = NoticeLog()
     pkg = only(tmp_path, "semver-skippatch", permissive=True, notify=log)
     assert edges(pkg, "stable") == [("demo.v0.9.0", "", ()), ("demo.v1.0.0", "demo.v0.9.0", ())]
-    assert log.codes() == {"bundle.refused": 1}
+    assert log.codes() == {"bundledir.refused": 1}
     assert "Invalid graph" in log.notices[0].message
     with pytest.raises(ValidationError, match=r"1\.0\.1: semver-skippatch mode refuses"):
         read(tmp_path, mode="semver-skippatch")
@@ -315,8 +315,10 @@ def test_ci_yaml_update_graph_picks_the_mode(
     else:
         assert edges(pkg, "stable") == [("demo.v1.0.0", "", ()), ("demo.v1.0.1", "demo.v1.0.0", ())]
     codes = log.codes()
-    assert codes["bundle.mode-fallback"] == (expected == "semver" and update_graph != "semver-mode")
-    assert codes["bundle.ci-yaml-ignored"] == (update_graph == "something-else")
+    assert codes["bundledir.mode-fallback"] == (
+        expected == "semver" and update_graph != "semver-mode"
+    )
+    assert codes["bundledir.ci-yaml-ignored"] == (update_graph == "something-else")
 
 
 def test_mode_options_win_over_ci_yaml(tmp_path: Path) -> None:
@@ -346,7 +348,7 @@ def test_unused_package_mode_is_a_notice(tmp_path: Path) -> None:
     write_bundle(tmp_path, "demo", "1.0.0")
     log = NoticeLog()
     BundleDirCatalog(tmp_path, package_modes={"ghost": "semver"}, notify=log)
-    assert log.codes() == {"bundle.mode-unused": 1}
+    assert log.codes() == {"bundledir.mode-unused": 1}
 
 
 # -- discovery ------------------------------------------------------------------------------------
@@ -367,8 +369,8 @@ def test_stray_files_hidden_dirs_and_indexignore_are_skipped(tmp_path: Path) -> 
     # A Dockerfile parses as a YAML string: no Kubernetes object, skipped as opm skips it.
     # Unparsable, but not named like a manifest: skipped with a notice, not an error.
     assert sorted((n.code, Path(n.file).name) for n in log) == [
-        ("bundle.file-not-a-manifest", "notes.txt"),
-        ("bundle.object-without-kind", "Dockerfile"),
+        ("bundledir.file-not-a-manifest", "notes.txt"),
+        ("bundledir.object-without-kind", "Dockerfile"),
     ]
 
 
@@ -413,7 +415,7 @@ def test_first_invalid_package_stops_unless_permissive(tmp_path: Path) -> None:
     catalog = BundleDirCatalog(tmp_path, permissive=True, mode="replaces", notify=log)
     assert [p.name for p in catalog.packages()] == ["bbb"]
     assert catalog.skipped == [str(tmp_path / "ccc" / "1.0.0"), "aaa"]
-    assert log.codes() == {"bundle.directory-skipped": 1, "bundle.package-skipped": 1}
+    assert log.codes() == {"bundledir.directory-skipped": 1, "bundledir.package-skipped": 1}
 
 
 # -- mixed trees and the CLI ----------------------------------------------------------------------
@@ -473,7 +475,7 @@ def test_a_package_manifest_inside_a_bundle_leaves_it_a_bundle(tmp_path: Path) -
     (bundle_blob,) = [b for b in parse_stream(out.getvalue()) if b["schema"] == "olm.bundle"]
     assert bundle_blob["image"] == "reg/demo:1.0.0"
     warnings = [n for n in log if n.severity != "info"]
-    assert [n.code for n in warnings] == ["bundle.package-manifest-ignored"]
+    assert [n.code for n in warnings] == ["bundledir.package-manifest-ignored"]
 
 
 def test_same_package_in_both_formats_is_read_from_the_package_manifest(tmp_path: Path) -> None:
@@ -569,5 +571,5 @@ def test_notices_are_picklable_through_workers(
         (tmp_path / package / "1.0.0" / "manifests" / "Dockerfile").write_text("FROM x\n")
     log = NoticeLog()
     assert [p.name for p in read(tmp_path, notify=log)] == ["aaa", "bbb"]
-    assert [n.code for n in log] == ["bundle.object-without-kind"] * 2
+    assert [n.code for n in log] == ["bundledir.object-without-kind"] * 2
     assert json.dumps([n.to_json() for n in log])

@@ -58,7 +58,7 @@ def test_the_first_csv_names_the_bundle(tmp_path: Path) -> None:
     loaded = load_bundle_dir(bundle, notify=log)
     assert loaded.name == "demo.v1.0.0"
     assert [o["metadata"]["name"] for o in loaded.objects] == ["demo.v1.0.0"]
-    assert log.codes() == {"bundle.extra-csv-ignored": 1}
+    assert log.codes() == {"bundledir.extra-csv-ignored": 1}
 
 
 def test_no_csv_and_no_objects_are_refused(tmp_path: Path) -> None:

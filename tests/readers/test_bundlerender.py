@@ -68,7 +68,7 @@ def test_objects_are_go_json_marshal_of_the_first_document(tmp_path: Path) -> No
         '{"apiVersion":"v1","data":{"a":"\\u003c\\u0026\\u003e"},"kind":"ConfigMap",'
         '"metadata":{"name":"cm"}}'
     )
-    assert [n.code for n in log] == ["bundle.later-documents-ignored"]
+    assert [n.code for n in log] == ["bundledir.later-documents-ignored"]
     assert "zz-cm.yaml: holds more than one document" in log.notices[0].message
 
 
@@ -134,7 +134,7 @@ def test_bad_csv_properties_annotation_is_ignored_with_a_warning(tmp_path: Path)
     log = NoticeLog()
     rendered = render_bundle_dir(bundle, notify=log)
     assert [p.type for p in rendered.properties][:1] == ["olm.package"]
-    assert log.codes() == {"bundle.csv-properties-invalid": 1}
+    assert log.codes() == {"bundledir.csv-properties-invalid": 1}
     assert "annotation olm.properties is not a JSON list" in log.notices[0].message
 
 
@@ -223,7 +223,7 @@ def test_a_second_csv_is_left_out_as_opm_keeps_the_first(tmp_path: Path) -> None
     rendered = render_bundle_dir(bundle, notify=log)
     assert rendered.name == "demo.v1.0.0"
     assert [p.type for p in rendered.properties].count("olm.bundle.object") == 1
-    assert log.codes() == {"bundle.extra-csv-ignored": 1}
+    assert log.codes() == {"bundledir.extra-csv-ignored": 1}
     assert log.notices[0].bundle == "demo.v1.0.1"
 
 
@@ -235,7 +235,7 @@ def test_a_package_manifest_in_manifests_is_left_out(tmp_path: Path) -> None:
     log = NoticeLog()
     rendered = render_bundle_dir(bundle, notify=log)
     assert [p.type for p in rendered.properties].count("olm.bundle.object") == 1
-    assert log.codes() == {"bundle.package-manifest-ignored": 1}
+    assert log.codes() == {"bundledir.package-manifest-ignored": 1}
 
 
 def test_substitutes_for_renders_as_any_annotation(tmp_path: Path) -> None:
@@ -324,7 +324,9 @@ def test_cli_renders_json_and_yaml_and_reports(tmp_path: Path) -> None:
         "demo.v1.0.0",
         "kiali-operator.v1.4.2",
     ]
-    assert json.loads(report.read_text())["summary"]["by_code"] == {"bundle.extra-csv-ignored": 1}
+    assert json.loads(report.read_text())["summary"]["by_code"] == {
+        "bundledir.extra-csv-ignored": 1
+    }
 
 
 def test_cli_errors(tmp_path: Path) -> None:
@@ -338,3 +340,16 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert usage.exit_code == 2
     missing = CliRunner().invoke(cli, ["render", str(tmp_path / "nope")])
     assert missing.exit_code == 1 and "no such file or directory" in missing.output
+
+
+def test_cli_report_is_written_when_render_fails(tmp_path: Path) -> None:
+    bundle = write_bundle(
+        tmp_path, "demo", "1.0.0", dependencies="dependencies:\n- type: olm.gvk\n"
+    )
+    (bundle / "manifests" / "Dockerfile").write_text("FROM scratch\n")
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["render", str(bundle), "--report", str(report)])
+    assert result.exit_code == 1
+    document = json.loads(report.read_text())
+    assert document["ok"] is False and document["command"] == "render"
+    assert document["summary"]["by_code"] == {"bundledir.object-without-kind": 1}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from olmcat.commands._common import NoticeReport, examples, report_option, run
-from olmcat.writers.fbc import FORMATS, RENDERERS, bundle_json
+
+FORMATS = ("json", "yaml")
 
 
 @examples(
@@ -56,19 +58,24 @@ def render_command(
     replaces target is absent renders (no graph is built); what opm refuses to render is refused.
     """
     from olmcat.readers.bundlerender import render_bundles
+    from olmcat.writers.fbc import RENDERERS, bundle_json
 
     if image is not None and len(sources) > 1:
         raise click.UsageError("--image names one bundle's image: give one SOURCE")
     if image is not None and image_ref_template is not None:
         raise click.UsageError("--image and --image-ref-template exclude each other")
     notices = NoticeReport()
-    bundles = run(
-        ctx,
-        lambda: render_bundles(
-            sources, image=image, image_ref_template=image_ref_template, notify=notices
-        ),
-    )
-    render = RENDERERS[output]  # type: ignore[index]
-    for chunk in render(bundle_json(b) for b in bundles):
-        sys.stdout.write(chunk)
-    notices.write(report, command="render", inputs=[str(s) for s in sources])
+    extra: dict[str, Any] = {"ok": False}
+    try:
+        bundles = run(
+            ctx,
+            lambda: render_bundles(
+                sources, image=image, image_ref_template=image_ref_template, notify=notices
+            ),
+        )
+        render = RENDERERS[output]  # type: ignore[index]
+        for chunk in render(bundle_json(b) for b in bundles):
+            sys.stdout.write(chunk)
+        extra = {"ok": True, "written": {"bundles": len(bundles)}}
+    finally:  # the report is written even when the run fails
+        notices.write(report, command="render", inputs=[str(s) for s in sources], **extra)

@@ -83,14 +83,13 @@ CI_UPDATE_GRAPH: dict[str, Mode] = {
 }
 DEFAULT_MODE: Mode = "replaces-then-semver"
 
-CODE_PACKAGE_SKIPPED = "bundle.package-skipped"
-CODE_BUNDLE_DIR_SKIPPED = "bundle.directory-skipped"
-CODE_BUNDLE_REFUSED = "bundle.refused"
-CODE_MODE_FALLBACK = "bundle.mode-fallback"
-CODE_CI_YAML = "bundle.ci-yaml-ignored"
-CODE_ICON = "bundle.icon-invalid"
-CODE_MODE_UNUSED = "bundle.mode-unused"
-CODE_NOT_IN_CHANNEL = "bundle.not-in-channel"
+CODE_PACKAGE_SKIPPED = "bundledir.package-skipped"
+CODE_BUNDLE_DIR_SKIPPED = "bundledir.directory-skipped"
+CODE_BUNDLE_REFUSED = "bundledir.refused"
+CODE_MODE_FALLBACK = "bundledir.mode-fallback"
+CODE_CI_YAML = "bundledir.ci-yaml-ignored"
+CODE_MODE_UNUSED = "bundledir.mode-unused"
+CODE_NOT_IN_CHANNEL = "bundledir.not-in-channel"
 
 
 def parse_mode(text: str) -> Mode:
@@ -240,18 +239,16 @@ def read_package(
     head = members.get(index.heads.get(default, ""))
     icon = None
     if head is not None:
-        icon = legacy.package_icon(
-            head.icon,
-            lambda message: notify(
-                Notice(CODE_ICON, message, file=str(head.path), package=name, bundle=head.node.name)
-            ),
-            f"{head.path}: icon of CSV {head.node.name!r}",
+        icon = legacy.decode_package_icon(
+            head.icon, notify, f"{head.path}: icon of CSV {head.node.name!r}", package=name
         )
-    return PackageCatalog(
+    pkg = PackageCatalog(
         package=Package(name=name, default_channel=default, icon=icon),
         channels=index.channels(),
         bundles=tuple(members[n].bundle for n in sorted(members)),
     )
+    legacy.check_like_opm(pkg, f"package {name!r}")  # what opm migrate refuses of the index
+    return pkg
 
 
 # -- the tree reader ----------------------------------------------------------------------------

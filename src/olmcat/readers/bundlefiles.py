@@ -49,11 +49,11 @@ MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
 PACKAGE_MANIFEST_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
 
 # Notice codes (stable; listed in the README's report section).
-CODE_FILE_SKIPPED = "bundle.file-not-a-manifest"
-CODE_LATER_DOCUMENTS = "bundle.later-documents-ignored"
-CODE_NO_KIND = "bundle.object-without-kind"
-CODE_PACKAGE_MANIFEST = "bundle.package-manifest-ignored"
-CODE_EXTRA_CSV = "bundle.extra-csv-ignored"
+CODE_FILE_SKIPPED = "bundledir.file-not-a-manifest"
+CODE_LATER_DOCUMENTS = "bundledir.later-documents-ignored"
+CODE_NO_KIND = "bundledir.object-without-kind"
+CODE_PACKAGE_MANIFEST = "bundledir.package-manifest-ignored"
+CODE_EXTRA_CSV = "bundledir.extra-csv-ignored"
 
 
 def is_bundle_dir(path: Path) -> bool:

@@ -49,7 +49,7 @@ from olmcat.readers.bundlefiles import (
 TEMPLATE_FIELDS = ("package", "name", "version", "dir")
 _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
 
-CODE_CSV_PROPERTIES = "bundle.csv-properties-invalid"
+CODE_CSV_PROPERTIES = "bundledir.csv-properties-invalid"
 CODE_NO_IMAGE = "render.image-unknown"
 
 

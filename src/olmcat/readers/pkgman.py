@@ -60,7 +60,7 @@ from olmcat.model import property as prop
 from olmcat.model.property import Property
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
-from olmcat.readers.bundlefiles import in_bundle_manifests
+from olmcat.readers.bundlefiles import RawJSON, in_bundle_manifests
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.source import selected
@@ -592,9 +592,7 @@ def _no_constant(name: str) -> Any:
 
 def _raw_property_values(text: str) -> list[str | None]:
     """The raw text of each element's ``value`` (a RawMessage keeps it verbatim)."""
-    from olmcat.readers.bundledir import _RawJSON
-
-    raw = _RawJSON(text)
+    raw = RawJSON(text)
     out: list[str | None] = []
     for index in raw.array_at(0) or []:
         fields = raw.object_at(index)

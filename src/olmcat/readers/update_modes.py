@@ -700,7 +700,8 @@ def build_package(package: str, bundles: Sequence[IndexBundle], mode: Mode) -> B
         except AddRefused as refused:
             if mode == "replaces":
                 raise
-            fallback = "; ".join(refused.reasons)
+            more = len(refused.reasons) - 1
+            fallback = refused.reasons[0] + (f" (and {more} more)" if more else "")
         else:
             return BuildResult(index, "replaces")
     semver_mode: Mode = "semver-skippatch" if mode == "semver-skippatch" else "semver"
