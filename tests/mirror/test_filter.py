@@ -34,6 +34,7 @@ from olmcat.model import (
     PackageCatalog,
 )
 from olmcat.model import property as prop
+from olmcat.notices import Notice
 from olmcat.writers import fbc
 from tests.support.filter_strategies import (
     arbitrary_packages,
@@ -232,8 +233,12 @@ def test_two_branches_without_their_common_head_get_one_head(caplog: object) -> 
         ),
     )
     assert opm_channel_problems(channel) == []
-    notes: list[str] = []
-    got = relink(channel, ["p.v1.0.0", "p.v1.1.0", "p.v1.1.1"], versions_of(channel), notes.append)
+    notices: list[Notice] = []
+    got = relink(
+        channel, ["p.v1.0.0", "p.v1.1.0", "p.v1.1.1"], versions_of(channel), notices.append
+    )
+    notes = [n.message for n in notices]
+    assert {(n.code, n.package) for n in notices} == {("filter.stranded-relinked", "p")}
     assert got.heads() == ["p.v1.1.1"]
     assert entries(got) == {
         "p.v1.0.0": ("", ()),
@@ -281,8 +286,10 @@ def test_cycles_in_the_input_are_cut_with_a_warning() -> None:
             ChannelEntry("p.v1.1.0", "p.v1.0.0"),
         ),
     )
-    notes: list[str] = []
-    got = relink(channel, ["p.v1.0.0", "p.v1.1.0"], versions_of(channel), notes.append)
+    notices: list[Notice] = []
+    got = relink(channel, ["p.v1.0.0", "p.v1.1.0"], versions_of(channel), notices.append)
+    notes = [n.message for n in notices]
+    assert notices and notices[0].code == "filter.cycle-edge-dropped"
     assert opm_channel_problems(got) == []
     assert got.head() == "p.v1.1.0"
     assert notes and "cycle" in notes[0]
@@ -334,12 +341,13 @@ def test_default_channel_filtered_away_is_repointed_with_a_warning() -> None:
         },
         "stable",
     )
-    notes: list[str] = []
+    notices: list[Notice] = []
     plan = FilterSpec((PackageSelector.parse("p:fast"), PackageSelector.parse("p:candidate")))
-    got = filter_package(pkg, plan, plan=plan.plans()["p"], warn=notes.append)
+    got = filter_package(pkg, plan, plan=plan.plans()["p"], notify=notices.append)
     assert got is not None
     assert got.package.default_channel == "fast"  # the kept channel with the newest head
-    assert notes == [
+    assert [(n.code, n.package) for n in notices] == [("filter.default-channel-changed", "p")]
+    assert [n.message for n in notices] == [
         "package p: default channel stable is filtered out; the default channel is now fast "
         "(the kept channel with the newest head)"
     ]
@@ -353,15 +361,18 @@ def test_channel_ranges_and_empty_channels() -> None:
     spec = FilterSpec(
         (PackageSelector.parse("p:stable@>=1.1.0"), PackageSelector.parse("p:fast@<2.0.0"))
     )
-    notes: list[str] = []
-    got = filter_package(pkg, spec, plan=spec.plans()["p"], warn=notes.append)
+    notices: list[Notice] = []
+    got = filter_package(pkg, spec, plan=spec.plans()["p"], notify=notices.append)
     assert got is not None
     assert [c.name for c in got.channels] == ["stable"]
     assert entries(got.channels[0]) == {
         "p.v1.1.0": ("p.v1.0.0", ()),
         "p.v1.2.0": ("p.v1.1.0", ()),
     }
-    assert notes == ["channel p:fast: no entry is left after filtering; channel left out"]
+    assert [n.message for n in notices] == [
+        "channel p:fast: no entry is left after filtering; channel left out"
+    ]
+    assert [n.code for n in notices] == ["filter.channel-left-out"]
     check_package(got)
 
 
@@ -713,7 +724,7 @@ def test_library_reports_counts_and_warnings(tmp_path: Path) -> None:
     result = filter_catalog(source, tmp_path / "out", FilterSpec(min_version=Version(1)))
     assert (result.stats.packages, result.stats.channels, result.stats.bundles) == (1, 1, 2)
     assert result.dropped_packages == ["q"]
-    assert result.warnings == []
+    assert result.notices == []
 
 
 def corpus_filter(tmp_path: Path, source: str, *args: str) -> dict[str, dict[str, Any]]:

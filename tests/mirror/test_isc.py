@@ -40,6 +40,7 @@ from olmcat.model import (
     PackageCatalog,
 )
 from olmcat.model import property as prop
+from olmcat.notices import Notice
 from olmcat.readers.catalog import open_catalog
 from tests.support.paths import DATA
 
@@ -299,10 +300,13 @@ def test_equal_min_and_max_keep_exactly_that_version() -> None:
 
 def test_a_package_that_is_not_in_the_catalog_is_reported() -> None:
     # oc-mirror "package not found - logs warning - should pass": nothing selected, no error
-    warnings: list[str] = []
+    notices: list[Notice] = []
     op = operator("- catalog: c\n  packages:\n  - name: chocolate-factory-operator")
-    assert list(isc.filter_packages_isc([jaeger()], op, warn=warnings.append)) == []
-    assert "chocolate-factory-operator" in warnings[0]
+    assert list(isc.filter_packages_isc([jaeger()], op, notify=notices.append)) == []
+    assert [(n.code, n.package) for n in notices] == [
+        ("isc.package-not-in-catalog", "chocolate-factory-operator")
+    ]
+    assert "chocolate-factory-operator" in notices[0].message
 
 
 def test_a_non_strict_bundle_version_fails_the_package() -> None:

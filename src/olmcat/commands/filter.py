@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from olmcat.commands._common import (
+    NoticeReport,
     examples,
     fbc_format_option,
     platform_option,
     quiet_option,
+    report_option,
     run,
-    warn,
 )
 from olmcat.commands._registry import registry_options
 
@@ -61,6 +62,7 @@ from olmcat.commands._registry import registry_options
 @fbc_format_option
 @platform_option
 @registry_options()
+@report_option
 @quiet_option
 @click.pass_context
 def filter_command(
@@ -76,6 +78,7 @@ def filter_command(
     isc_catalog: str | None,
     output: str,
     platform: str | None,
+    report: Path | None,
     quiet: bool,
 ) -> None:
     """Write the part of CATALOG that is selected into the FBC directory OUT (- for stdout).
@@ -104,6 +107,8 @@ def filter_command(
     if isc_catalog is not None and image_set_config is None:
         raise click.UsageError("--isc-catalog needs --image-set-config")
 
+    notices = NoticeReport()
+
     def action() -> None:
         image_set = None
         if image_set_config is not None:
@@ -123,7 +128,7 @@ def filter_command(
             None if to_stdout else Path(out),
             spec,
             output=output,  # type: ignore[arg-type]
-            warn=warn,
+            notify=notices,
             stdout=sys.stdout if to_stdout else None,
             platform=platform,
             image_set=image_set,
@@ -136,4 +141,7 @@ def filter_command(
                 err=True,
             )
 
-    run(ctx, action)
+    try:
+        run(ctx, action)
+    finally:
+        notices.write(report, command="filter", inputs=[catalog])

@@ -91,6 +91,7 @@ def mirror() -> None:
 @click.option("--publisher", help="spec.publisher of the CatalogSource.")
 @platform_option
 @registry_options()
+@report_option
 @quiet_option
 @click.pass_context
 def plan_command(
@@ -109,6 +110,7 @@ def plan_command(
     display_name: str | None,
     publisher: str | None,
     platform: str | None,
+    report: Path | None,
     quiet: bool,
 ) -> None:
     """Write what `oc adm catalog mirror --manifests-only` writes for CATALOG into OUT_DIR.
@@ -131,6 +133,8 @@ def plan_command(
     if isc_catalog is not None and image_set_config is None:
         raise click.UsageError("--isc-catalog needs --image-set-config")
 
+    notices = NoticeReport()
+
     def action() -> None:
         image_set = None
         if image_set_config is not None:
@@ -151,7 +155,7 @@ def plan_command(
                 publisher=publisher,
             ),
             already_mirrored=already_mirrored,
-            notify=print_notice,
+            notify=notices,
             platform=platform,
             image_set=image_set,
         )
@@ -164,7 +168,10 @@ def plan_command(
             if result.skipped:
                 warn(f"{', '.join(result.skipped)} not written: it needs --index-image")
 
-    run(ctx, action)
+    try:
+        run(ctx, action)
+    finally:
+        notices.write(report, command="mirror plan", inputs=[catalog])
 
 
 class _Watcher:

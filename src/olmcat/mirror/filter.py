@@ -72,6 +72,7 @@ from olmcat.model import (
 )
 from olmcat.model.graph import opm_chain
 from olmcat.model.versions import olm_v1_version, version_key
+from olmcat.notices import Notice, NoticeLog, NoticeSink, discard
 from olmcat.writers import fbc
 
 if TYPE_CHECKING:
@@ -89,11 +90,7 @@ __all__ = [
     "relink",
 ]
 
-Warn = Callable[[str], None]
-
-
-def _ignore(_: str) -> None:
-    return None
+Note = Callable[[str, str], None]  # (code, message): a notice about the package at hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +182,7 @@ class FilterResult:
     stats: CatalogStats
     seconds: float
     dropped_packages: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
 
 
 def bundle_version(bundle: Bundle | None) -> Version | None:
@@ -203,7 +200,7 @@ def relink(
     channel: Channel,
     keep: Collection[str],
     versions: Mapping[str, Version | None],
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
 ) -> Channel:
     """``channel`` with only the entries named in ``keep``, edges rewritten as the module says.
 
@@ -212,7 +209,10 @@ def relink(
     stranded entry whenever ``keep`` selects at least one entry; with nothing kept it has no
     entries.
     """
-    note = warn or _ignore
+
+    def note(code: str, message: str) -> None:
+        notify(Notice(code, message, package=channel.package))
+
     by_name: dict[str, ChannelEntry] = {}
     for entry in channel.entries:
         by_name.setdefault(entry.name, entry)
@@ -289,7 +289,7 @@ def _without_edge(entry: ChannelEntry, target: str) -> ChannelEntry:
     )
 
 
-def _break_cycles(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn) -> None:
+def _break_cycles(entries: dict[str, ChannelEntry], head: str, where: str, note: Note) -> None:
     """Depth first from the head, then from every other entry: drop each edge that leads back
     onto the current path. Only an input that already has a cycle loses edges here."""
     on_path, done = set(), set()
@@ -302,7 +302,10 @@ def _break_cycles(entries: dict[str, ChannelEntry], head: str, where: str, note:
             name, targets = stack[-1]
             for target in targets:
                 if target in on_path:
-                    note(f"{where}: dropped the edge from {name} to {target} (it closes a cycle)")
+                    note(
+                        "filter.cycle-edge-dropped",
+                        f"{where}: dropped the edge from {name} to {target} (it closes a cycle)",
+                    )
                     entries[name] = _without_edge(entries[name], target)
                 elif target in entries and target not in done:
                     on_path.add(target)
@@ -314,7 +317,7 @@ def _break_cycles(entries: dict[str, ChannelEntry], head: str, where: str, note:
                 done.add(name)
 
 
-def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn) -> None:
+def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Note) -> None:
     """Make the kept graph valid by opm's ``validateReplacesChain``, old and new rules alike.
 
     The rules: exactly one head; no cycle; every entry on the head's ``replaces`` chain or
@@ -324,7 +327,10 @@ def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn)
     """
     for name, entry in list(entries.items()):
         if head in entry.edges():
-            note(f"{where}: dropped the edge from {name} to the head {head} (it closes a cycle)")
+            note(
+                "filter.cycle-edge-dropped",
+                f"{where}: dropped the edge from {name} to the head {head} (it closes a cycle)",
+            )
             entries[name] = _without_edge(entry, head)
     _break_cycles(entries, head, where, note)
     chain = opm_chain(entries, head)
@@ -343,8 +349,9 @@ def _repair(entries: dict[str, ChannelEntry], head: str, where: str, note: Warn)
             stranded.append(name)
     if stranded:
         note(
+            "filter.stranded-relinked",
             f"{where}: {', '.join(stranded)} would be stranded after filtering (neither on the "
-            f"replaces chain of the head {head} nor skipped from it); added to {head}'s skips"
+            f"replaces chain of the head {head} nor skipped from it); added to {head}'s skips",
         )
         top = entries[head]
         entries[head] = replace(top, skips=(*top.skips, *stranded))
@@ -370,16 +377,22 @@ def filter_package(
     spec: FilterSpec,
     *,
     plan: _PackagePlan | None = None,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
 ) -> PackageCatalog | None:
     """One package filtered by ``spec`` (``plan``: its selectors), or None if nothing is left."""
-    note = warn or _ignore
+
+    def note(code: str, message: str) -> None:
+        notify(Notice(code, message, package=pkg.name))
+
     selected = plan is not None
     if spec.drop_deprecated:
         package_deprecated, dead_channels, dead_bundles = pkg.deprecated_names()
         if package_deprecated:
             if selected:
-                note(f"package {pkg.name} is deprecated; left out (--drop-deprecated)")
+                note(
+                    "filter.deprecated-left-out",
+                    f"package {pkg.name} is deprecated; left out (--drop-deprecated)",
+                )
             return None
     else:
         dead_channels, dead_bundles = set(), set()
@@ -401,7 +414,10 @@ def filter_package(
         where = f"{pkg.name}:{channel.name}"
         if channel.name in dead_channels:
             if plan is not None and channel.name in plan.ranges:
-                note(f"channel {where} is deprecated; left out (--drop-deprecated)")
+                note(
+                    "filter.deprecated-left-out",
+                    f"channel {where} is deprecated; left out (--drop-deprecated)",
+                )
             continue
         version_range = plan.ranges.get(channel.name) if plan is not None else None
         keep = []
@@ -414,18 +430,24 @@ def filter_package(
             ):
                 continue
             keep.append(entry.name)
-        result = relink(channel, keep, versions, warn=note)
+        result = relink(channel, keep, versions, notify=notify)
         if result.entries and spec.heads_only:
-            result = relink(channel, [result.head()], versions, warn=note)
+            result = relink(channel, [result.head()], versions, notify=notify)
         if not result.entries:
             if plan is not None and channel.name in plan.ranges:
-                note(f"channel {where}: no entry is left after filtering; channel left out")
+                note(
+                    "filter.channel-left-out",
+                    f"channel {where}: no entry is left after filtering; channel left out",
+                )
             continue
         channels.append(result)
 
     if not channels:
         if selected:
-            note(f"package {pkg.name}: no channel is left after filtering; package left out")
+            note(
+                "filter.package-left-out",
+                f"package {pkg.name}: no channel is left after filtering; package left out",
+            )
         return None
 
     kept_channels = {c.name for c in channels}
@@ -437,8 +459,9 @@ def filter_package(
             key=lambda c: version_key(versions.get(c.head()), ""),
         )
         note(
+            "filter.default-channel-changed",
             f"package {pkg.name}: default channel {default or '(none)'} is filtered out; "
-            f"the default channel is now {newest.name} (the kept channel with the newest head)"
+            f"the default channel is now {newest.name} (the kept channel with the newest head)",
         )
         package = replace(package, default_channel=newest.name)
 
@@ -467,7 +490,7 @@ def filter_packages(
     packages: Iterable[PackageCatalog],
     spec: FilterSpec,
     *,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     dropped: list[str] | None = None,
 ) -> Iterator[PackageCatalog]:
     """Filter a stream of packages one at a time.
@@ -482,7 +505,7 @@ def filter_packages(
         if plans and plan is None:
             continue
         seen.add(pkg.name)
-        result = filter_package(pkg, spec, plan=plan, warn=warn)
+        result = filter_package(pkg, spec, plan=plan, notify=notify)
         if result is None:
             if dropped is not None:
                 dropped.append(pkg.name)
@@ -499,7 +522,7 @@ def filter_catalog(
     spec: FilterSpec,
     *,
     output: fbc.OutputFormat = "json",
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     stdout: TextIO | None = None,
     platform: str | None = None,
     image_set: IscOperator | None = None,
@@ -511,27 +534,21 @@ def filter_catalog(
     from olmcat.readers.catalog import open_catalog
 
     started = time.perf_counter()
-    warnings: list[str] = []
-
-    def collect(message: str) -> None:
-        warnings.append(message)
-        if warn is not None:
-            warn(message)
-
+    notices = NoticeLog(forward=notify)
     stats = CatalogStats()
     dropped: list[str] = []
-    with open_catalog(reference, notify=lambda n: collect(n.message), platform=platform) as catalog:
+    with open_catalog(reference, notify=notices, platform=platform) as catalog:
         if image_set is not None:
             from olmcat.mirror.isc import filter_packages_isc, listed_packages
 
             selected = filter_packages_isc(
                 catalog.packages(listed_packages(image_set, catalog.package_names())),
                 image_set,
-                warn=collect,
+                notify=notices,
                 dropped=dropped,
             )
         else:
-            selected = filter_packages(catalog, spec, warn=collect, dropped=dropped)
+            selected = filter_packages(catalog, spec, notify=notices, dropped=dropped)
         packages = counted(selected, stats)
         if out is None:
             if stdout is None:
@@ -539,4 +556,4 @@ def filter_catalog(
             fbc.stream(packages, stdout, output, catalog.global_others())
         else:
             fbc.write_directory(packages, out, output, catalog.global_others())
-    return FilterResult(stats, time.perf_counter() - started, dropped, warnings)
+    return FilterResult(stats, time.perf_counter() - started, dropped, notices.notices)

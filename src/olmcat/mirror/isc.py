@@ -39,7 +39,7 @@ out with a notice, because a catalog cannot hold a bundle in no channel.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,7 @@ from olmcat.model import (
     PackageCatalog,
     graph,
 )
+from olmcat.notices import Notice, NoticeSink, discard
 
 __all__ = [
     "ImageSetConfig",
@@ -84,13 +85,6 @@ __all__ = [
 
 KIND = "ImageSetConfiguration"
 API_VERSION = "mirror.openshift.io/v2alpha1"
-
-Warn = Callable[[str], None]
-
-
-def _ignore(_: str) -> None:
-    return None
-
 
 # ------------------------------------------------------------------------------------------------
 # The configuration
@@ -517,13 +511,16 @@ def _exact_selection(
 
 
 def select_package(
-    pkg: PackageCatalog, operator: IscOperator, *, warn: Warn | None = None
+    pkg: PackageCatalog, operator: IscOperator, *, notify: NoticeSink = discard
 ) -> Selection | None:
     """What oc-mirror v2 keeps of ``pkg`` for ``operator``, or None when it drops the package.
 
     Raises :class:`InputError` where oc-mirror fails (messages follow catalog-filter's).
     """
-    note = warn or _ignore
+
+    def note(message: str) -> None:
+        notify(Notice("isc.ignored", message, package=pkg.name))
+
     if not operator.packages and operator.full:
         names = {e.name for c in pkg.channels for e in c.entries}
         return (
@@ -650,18 +647,22 @@ def _same_version(minimum: str, maximum: str) -> bool:
 
 
 def apply_selection(
-    pkg: PackageCatalog, selection: Selection, *, warn: Warn | None = None
+    pkg: PackageCatalog, selection: Selection, *, notify: NoticeSink = discard
 ) -> PackageCatalog:
     """``pkg`` cut down to ``selection``, its channels re-linked into valid ones."""
     from olmcat.mirror.filter import bundle_version, relink
 
-    note = warn or _ignore
     if selection.whole:
         return pkg
     for name in selection.stray_bundles:
-        note(
-            f"package {pkg.name}: oc-mirror also keeps bundle {name}, which is no entry of a kept "
-            "channel; left out (a catalog cannot hold a bundle in no channel)"
+        notify(
+            Notice(
+                "isc.stray-bundle-left-out",
+                f"package {pkg.name}: oc-mirror also keeps bundle {name}, which is no entry of "
+                "a kept channel; left out (a catalog cannot hold a bundle in no channel)",
+                package=pkg.name,
+                bundle=name,
+            )
         )
     versions = {b.name: bundle_version(b) for b in pkg.bundles}
     channels: list[Channel] = []
@@ -669,7 +670,7 @@ def apply_selection(
         keep = selection.channels.get(channel.name)
         if keep is None:
             continue
-        result = relink(channel, keep, versions, warn=note)
+        result = relink(channel, keep, versions, notify=notify)
         if result.entries:
             channels.append(result)
     kept_channels = {c.name for c in channels}
@@ -710,27 +711,30 @@ def filter_packages_isc(
     packages: Iterable[PackageCatalog],
     operator: IscOperator,
     *,
-    warn: Warn | None = None,
+    notify: NoticeSink = discard,
     dropped: list[str] | None = None,
 ) -> Iterator[PackageCatalog]:
     """Filter a package stream as oc-mirror v2 filters the catalog of ``operator``.
 
     A listed package that is not in the catalog is reported (oc-mirror logs it and goes on)."""
-    note = warn or _ignore
     seen: set[str] = set()
     for pkg in packages:
-        selection = select_package(pkg, operator, warn=note)
+        selection = select_package(pkg, operator, notify=notify)
         if selection is None:
             if dropped is not None and operator.packages:
                 dropped.append(pkg.name)
             continue
         seen.add(pkg.name)
-        yield apply_selection(pkg, selection, warn=note)
+        yield apply_selection(pkg, selection, notify=notify)
     missing = sorted({p.name for p in operator.packages} - seen)
-    if missing:
-        note(
-            f"package {', '.join(missing)} of the ImageSetConfiguration is not in catalog "
-            f"{operator.catalog}; nothing is mirrored for it"
+    for name in missing:
+        notify(
+            Notice(
+                "isc.package-not-in-catalog",
+                f"package {name} of the ImageSetConfiguration is not in catalog "
+                f"{operator.catalog}; nothing is mirrored for it",
+                package=name,
+            )
         )
 
 

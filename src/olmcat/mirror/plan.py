@@ -47,7 +47,7 @@ from olmcat.mirror.naming import (
     render_itms,
     render_mapping_txt,
 )
-from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.notices import NoticeSink, discard
 
 __all__ = [
     "CATALOG_SOURCE_FILE",
@@ -203,11 +203,8 @@ def plan_catalog(
         if image_set is not None:
             from olmcat.mirror.isc import filter_packages_isc, listed_packages
 
-            def warn(message: str) -> None:
-                notify(Notice("mirror.image-set-config", message))
-
             only = listed_packages(image_set, catalog.package_names())
-            packages = filter_packages_isc(catalog.packages(only), image_set, warn=warn)
+            packages = filter_packages_isc(catalog.packages(only), image_set, notify=notify)
             images = {row.image for row in catalog_images(packages)}
         else:
             images = {row.image for row in catalog_images(catalog.packages())}

@@ -28,7 +28,7 @@ import json
 import sqlite3
 import urllib.parse
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,19 +48,6 @@ from olmcat.model.property import Property
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
 from olmcat.readers.legacy import EntryRow
-
-Warn = Callable[[str], None]
-
-
-def _notices_as_text(warn: Warn) -> NoticeSink:
-    """For callers that still pass a plain-text ``warn`` callback."""
-
-    def sink(notice: Notice) -> None:
-        if notice.severity != "info":
-            warn(notice.message)
-
-    return sink
-
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 GOLANG_MIGRATE_VERSION = 201909251211
@@ -241,12 +228,8 @@ class _Grouped:
 class SqliteCatalog:
     """A read-only view of an index database that yields one :class:`PackageCatalog` at a time."""
 
-    def __init__(
-        self, path: Path, warn: Warn | None = None, *, notify: NoticeSink | None = None
-    ) -> None:
+    def __init__(self, path: Path, *, notify: NoticeSink = discard) -> None:
         self.path = path
-        if notify is None:
-            notify = discard if warn is None else _notices_as_text(warn)
         self._notify = notify
         if not path.exists():
             raise InputError(f"{path}: no such file")

@@ -13,7 +13,6 @@ database) are read by their readers in permissive mode; the notices they emit be
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -343,35 +342,9 @@ def _validate_fbc(
 # -- other forms ----------------------------------------------------------------------------------
 
 
-def _legacy_skip(notice: Notice) -> Notice:
-    """A reader notice as validate must weigh it. The legacy readers still report what the
-    permissive loader skipped as a plain warning string ("skipped package 'x': why"); that is a
-    package the real loader refuses, so it becomes an error notice naming the package. Notices
-    that say their severity themselves pass through unchanged.
-
-    Delete when the package-manifest and bundle readers emit their own error notices (issue 11).
-    """
-    if notice.code != "reader.warning":
-        return notice
-    skipped = _SKIPPED.match(notice.message)
-    if skipped is None:
-        return notice
-    package = skipped["name"][1:-1] if skipped["name"] else ""
-    file = notice.file or skipped["directory"] or ""
-    return Notice("legacy.skipped", notice.message, "error", file, package, notice.bundle)
-
-
-_SKIPPED = re.compile(
-    r"skipped (?:package (?P<name>'[^'\\]*'|\"[^\"\\]*\")"
-    r"|bundle directory (?P<directory>\S+?)): (?P<rest>.*)",
-    re.DOTALL,
-)
-
-
 def notice_problem(notice: Notice, out: Findings) -> None:
     """A reader's notice as a problem: what the legacy loader refuses is an error, anything
     else a warning."""
-    notice = _legacy_skip(notice)
     rule = "legacy-rejected" if notice.severity == "error" else "reader-notice"
     out.add(
         rule,
@@ -418,11 +391,7 @@ def _validate_image(
             yield from _validate_fbc(root, summary, out, shown)
             return
         notices: list[Notice] = []
-
-        def warn(message: str) -> None:  # the SQLite reader still reports plain strings
-            notices.append(Notice("reader.warning", message))
-
-        with SqliteCatalog(found.path, warn=warn) as catalog:
+        with SqliteCatalog(found.path, notify=notices.append) as catalog:
             yield from _stream_with_notices(catalog.packages(), notices, summary, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
