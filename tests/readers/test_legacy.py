@@ -11,7 +11,7 @@ from olmcat.errors import ValidationError
 from olmcat.model import Bundle, Channel, ChannelEntry, Package, PackageCatalog
 from olmcat.model import property as prop
 from olmcat.notices import NoticeLog
-from olmcat.readers.legacy import check_like_opm, decode_package_icon, package_icon
+from olmcat.readers.legacy import check_like_opm, decode_package_icon
 
 PNG = base64.b64encode(b"\x89PNG\r\n").decode()
 
@@ -31,13 +31,6 @@ def test_icon_opm_leaves_out(data: str, code: str, severity: str) -> None:
     notices = NoticeLog()
     assert decode_package_icon((data, "image/png"), notices, "icon", package="p") is None
     assert [(n.code, n.severity, n.package) for n in notices] == [(code, severity, "p")]
-
-
-def test_text_callback_wrapper_passes_on_warnings_only() -> None:
-    said: list[str] = []
-    assert package_icon(("", ""), said.append, "icon") is None
-    assert package_icon(("%%%", ""), said.append, "icon") is None
-    assert said == ["icon is not valid base64; the package has no icon"]
 
 
 def catalog(

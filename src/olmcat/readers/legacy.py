@@ -266,18 +266,6 @@ def stored_bundle(bundle: StoredBundle, where: str, notify: NoticeSink | None = 
     )
 
 
-def package_icon(
-    icon: tuple[str, str] | None, warn: Callable[[str], None], what: str
-) -> Icon | None:
-    """:func:`decode_package_icon` for readers that report plain text (warnings only)."""
-
-    def sink(notice: Notice) -> None:
-        if notice.severity != "info":
-            warn(notice.message)
-
-    return decode_package_icon(icon, sink, what)
-
-
 def decode_package_icon(
     icon: tuple[str, str] | None, notify: NoticeSink, what: str, *, package: str = ""
 ) -> Icon | None:
