@@ -1,19 +1,35 @@
 """Command line: a thin layer over the library, one module per command under olmcat.commands.
 
 Only the command layer turns domain errors into exit codes: 1 for a problem with the input or
-output (one line on stderr, a traceback only with ``--debug``), 2 for usage errors (click's).
-Command modules are imported only when their command runs, so ``migrate`` does not pay for the
-imports of ``mirror`` or ``diff``.
+output (one line on stderr, a traceback only with ``--debug``), 2 for usage errors (click's),
+130 for Ctrl-C; see :func:`olmcat.commands._common.boundary` for the rest. Command modules are
+imported only when their command runs, so ``migrate`` does not pay for the imports of ``mirror``
+or ``diff``; each gets the common options (``--debug``, ``-q``, input limits) when loaded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 import click
 
 from olmcat import __version__
-from olmcat.commands._common import Settings
+from olmcat.commands._common import (
+    Interrupted,
+    Settings,
+    boundary,
+    guard_standard_streams,
+    install_common_options,
+    program_signals,
+    settings_of,
+)
+from olmcat.files import safe
 
 # command name -> "module:attribute" of its click command
 COMMANDS = {
@@ -59,11 +75,28 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:
-            return super().get_command(ctx, cmd_name)
+            command = super().get_command(ctx, cmd_name)
+            return None if command is None else install_common_options(command)
         module, _, attribute = target.partition(":")
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
-        return command
+        return install_common_options(command)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Limits given on the command line last for this run only (the CLI may run in a
+        # process that uses the library too, or runs several commands).
+        saved, recursion = safe.limits(), sys.getrecursionlimit()
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            safe.configure(saved)
+            sys.setrecursionlimit(recursion)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if ctx.parent is not None:
+            return super().invoke(ctx)
+        with boundary(settings_of(ctx)):
+            return super().invoke(ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's command list, from SUMMARIES where it can (no command module imported)."""
@@ -86,19 +119,38 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="olmcat")
-@click.option("--debug", is_flag=True, help="Show a traceback when something goes wrong.")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context) -> None:
     """Migrate, diff and mirror OLM operator catalogs.
 
     Reads legacy SQLite index databases, package-manifest and bundle directories, index image
     archives and file-based catalogs (FBC); writes FBC byte-identical to what opm writes.
+
+    --debug, -q and the input limits are accepted before or after any command name.
     """
-    ctx.obj = Settings(debug=debug)
+    ctx.ensure_object(Settings)
 
 
-def main() -> None:
-    cli(prog_name="olmcat")
+install_common_options(cli)
+
+
+def main(interrupted: Callable[[int, FrameType | None], None] | None = None) -> None:
+    """Run the program. ``interrupted`` handles Ctrl-C outside a command's run (while starting
+    and exiting); inside it, Ctrl-C raises KeyboardInterrupt so cleanup runs."""
+    guard_standard_streams()
+    if interrupted is not None:
+        program_signals(interrupted)
+    try:
+        cli(prog_name="olmcat")
+    except SystemExit as done:
+        if interrupted is None or not Interrupted.happened:
+            raise
+        # Interrupted: cleanup ran and the line is out. Exit now rather than wait in exit
+        # handlers for threads of work that was abandoned (worker pools, downloads).
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(done.code if isinstance(done.code, int) else 1)
 
 
 if __name__ == "__main__":  # pragma: no cover

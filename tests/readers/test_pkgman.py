@@ -13,7 +13,7 @@ import yaml
 from click.testing import CliRunner
 
 from olmcat.cli import cli
-from olmcat.errors import ValidationError
+from olmcat.errors import InputError, ValidationError
 from olmcat.notices import NoticeLog
 from olmcat.readers.pkgman import PkgmanCatalog
 from tests.support.builders import crd_doc
@@ -94,20 +94,25 @@ def test_indexignore_excludes_files(tmp_path: Path) -> None:
     assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
 
 
-def test_symlink_outside_the_tree_is_not_read(tmp_path: Path) -> None:
+def test_symlink_outside_the_tree_is_refused_naming_the_link(tmp_path: Path) -> None:
+    """Issue 12: a link whose target lies outside the input root is never read through; the
+    run is refused with a message naming the link (a kubeconfig.yaml -> ~/.kube/config would
+    otherwise become an olm.bundle.object)."""
     write_package(tmp_path / "src", "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
     secret = tmp_path / "secret.yaml"
     secret.write_text("kind: Secret\napiVersion: v1\nmetadata: {name: s}\n")
-    (tmp_path / "src" / "demo" / "1.0.0" / "link.yaml").symlink_to(secret)
-    notices = NoticeLog()
-    (pkg,) = read(tmp_path / "src", notify=notices)
-    kinds = [
-        json.loads(base64.b64decode(json.loads(p.value)["data"]))["kind"]
-        for p in pkg.bundles[0].properties
-        if p.type == "olm.bundle.object"
-    ]
-    assert kinds == ["ClusterServiceVersion"]
-    assert [n.code for n in notices] == ["pkgman.symlink-outside-root"]
+    link = tmp_path / "src" / "demo" / "1.0.0" / "link.yaml"
+    link.symlink_to(secret)
+    with pytest.raises(InputError, match=r"link\.yaml: a symbolic link to .* leads outside"):
+        read(tmp_path / "src")
+
+
+def test_symlinked_version_directory_inside_the_tree_is_read(tmp_path: Path) -> None:
+    write_package(tmp_path / "src", "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    (tmp_path / "src" / "demo" / "1.0.0").rename(tmp_path / "src" / ".real-1.0.0")
+    (tmp_path / "src" / "demo" / "1.0.0").symlink_to("../.real-1.0.0", target_is_directory=True)
+    (pkg,) = read(tmp_path / "src")
+    assert [b.name for b in pkg.bundles] == ["demo.v1.0.0"]
 
 
 def test_bundle_in_no_channel_is_left_out_with_a_warning(tmp_path: Path) -> None:

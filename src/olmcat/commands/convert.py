@@ -7,7 +7,16 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import NoticeReport, examples, quiet_option, report_option, run
+from olmcat.commands._common import (
+    NoticeReport,
+    UsageFailure,
+    examples,
+    is_stdio,
+    no_stdout,
+    quiet_option,
+    report_option,
+    run,
+)
 
 
 @click.group()
@@ -41,6 +50,11 @@ def pkgman_to_bundles_command(
     OUT must not exist or be empty; it appears only when the conversion is complete.
     """
     from olmcat.writers.bundles import pkgman_to_bundles
+
+    if is_stdio(directory):
+        raise UsageFailure("DIRECTORY cannot be '-' (stdin): a directory tree cannot be piped")
+    if is_stdio(out):
+        raise no_stdout("OUT")
 
     notices = NoticeReport()
     extra: dict[str, Any] = {"ok": False}

@@ -139,8 +139,8 @@ def diff(
         title = f"Catalog diff: `{old}` → `{new}`"
         text = render(result, output, color=_use_color(color), summary=summary, title=title)
         click.echo(text, nl=False, color=output == "text" and _use_color(color))
-    except (click.exceptions.Exit, click.Abort, click.ClickException):
-        raise
+    except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
+        raise  # a closed pipe ends quietly (the CLI boundary)
     except Exception as error:
         if settings.debug:
             raise

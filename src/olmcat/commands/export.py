@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import examples, platform_option, print_notice, quiet_option, run
+from olmcat.commands._common import (
+    examples,
+    file_for_stdout,
+    platform_option,
+    print_notice,
+    quiet_option,
+    run,
+)
 from olmcat.commands._registry import registry_options
 
 
@@ -32,14 +39,20 @@ def export_sqlite_command(
 ) -> None:
     """Write CATALOG as a relational SQLite database OUT, for ad-hoc SQL and Datasette.
 
-    CATALOG is any catalog reference. OUT must not exist; it appears only when complete. Tables:
+    CATALOG is any catalog reference. OUT must not exist; it appears only when complete ('-'
+    writes the finished database to stdout). Tables:
     packages (with full-text search on name and description), channels, entries, entry_skips,
     bundles, properties (type, JSON value), related_images and deprecations, joined by foreign
     keys. This is a database for queries, not an index database opm can serve.
     """
-    from olmcat.export.sqlite import export_sqlite
+    from olmcat.export.sqlite import ExportResult, export_sqlite
 
-    result = run(ctx, lambda: export_sqlite(catalog, out, notify=print_notice, platform=platform))
+    def action() -> ExportResult:
+        with file_for_stdout(out) as target:  # OUT '-': the finished database on stdout
+            return export_sqlite(catalog, target, notify=print_notice, platform=platform)
+
+    result = run(ctx, action)
     if not quiet:
         counts = ", ".join(f"{n} {t}" for t, n in result.rows.items() if n)
-        click.echo(f"wrote {out} ({counts}) in {result.seconds:.2f} s", err=True)
+        shown = "stdout" if str(out) == "-" else out
+        click.echo(f"wrote {shown} ({counts}) in {result.seconds:.2f} s", err=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import contextlib
 from pathlib import Path
 
 import click
@@ -15,6 +15,7 @@ from olmcat.commands._common import (
     quiet_option,
     report_option,
     run,
+    stdout_when_complete,
 )
 from olmcat.commands._registry import registry_options
 
@@ -123,16 +124,19 @@ def filter_command(
             drop_deprecated=drop_deprecated,
         )
         to_stdout = out == "-"
-        result = filter_catalog(
-            catalog,
-            None if to_stdout else Path(out),
-            spec,
-            output=output,  # type: ignore[arg-type]
-            notify=notices,
-            stdout=sys.stdout if to_stdout else None,
-            platform=platform,
-            image_set=image_set,
-        )
+        with contextlib.ExitStack() as stack:
+            # Stdout receives the catalog only once all of it was read and filtered.
+            stdout = stack.enter_context(stdout_when_complete()) if to_stdout else None
+            result = filter_catalog(
+                catalog,
+                None if to_stdout else Path(out),
+                spec,
+                output=output,  # type: ignore[arg-type]
+                notify=notices,
+                stdout=stdout,
+                platform=platform,
+                image_set=image_set,
+            )
         if not quiet:
             stats = result.stats
             click.echo(

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._common import (
+    examples,
+    platform_option,
+    print_notice,
+    run,
+    stdout_when_complete,
+)
 from olmcat.commands._registry import registry_options
 
 
@@ -62,12 +68,13 @@ def render_graph(
             from olmcat.query.answers import iter_packages
 
             packages = iter_packages(opened, {package} if package is not None else None)
-            for chunk in render(
-                packages,
-                format="dot" if format_ == "dot" else "mermaid",
-                package=package,
-                minimum_edge=minimum_edge,
-            ):
-                click.echo(chunk, nl=False)
+            with stdout_when_complete() as stdout:  # nothing printed if reading fails
+                for chunk in render(
+                    packages,
+                    format="dot" if format_ == "dot" else "mermaid",
+                    package=package,
+                    minimum_edge=minimum_edge,
+                ):
+                    stdout.write(chunk)
 
     run(ctx, write)

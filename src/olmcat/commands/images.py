@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._common import (
+    examples,
+    platform_option,
+    print_notice,
+    run,
+    stdout_when_complete,
+)
 from olmcat.commands._registry import registry_options
 from olmcat.mirror.images import FORMATS
 
@@ -55,11 +59,15 @@ def images(
     from olmcat.readers.catalog import open_catalog
 
     def action() -> None:
-        with open_catalog(catalog, notify=print_notice, platform=platform) as opened:
+        # Rows reach stdout only once the whole catalog was read: a failure prints nothing.
+        with (
+            open_catalog(catalog, notify=print_notice, platform=platform) as opened,
+            stdout_when_complete() as stdout,
+        ):
             rows = catalog_images(opened.packages())
             if unique:
-                write_unique_images(unique_images(rows), sys.stdout, output)  # type: ignore[arg-type]
+                write_unique_images(unique_images(rows), stdout, output)  # type: ignore[arg-type]
             else:
-                write_images(rows, sys.stdout, output)  # type: ignore[arg-type]
+                write_images(rows, stdout, output)  # type: ignore[arg-type]
 
     run(ctx, action)

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
 from olmcat.commands._common import (
     NoticeReport,
+    UsageFailure,
     examples,
     fbc_format_option,
+    is_stdio,
     platform_option,
     progress_bar,
     quiet_option,
     report_option,
     run,
+    stdin_as_file,
+    stdout_when_complete,
 )
 from olmcat.commands._registry import registry_options
 from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
@@ -111,30 +114,37 @@ def migrate_sqlite_command(
 
     DATABASE is a bundles.db / index.db of any historical schema, or an index image that holds
     one: in a registry (docker://HOST/REPO:TAG) or on disk (oci:DIR[:REF], oci-archive:FILE,
-    docker-archive:FILE, or the archive's plain path). It is opened read-only and never
-    modified. OUT must not exist or be empty; it appears only when the migration is complete
-    (<OUT>/<package>/catalog.json). What opm leaves out (deprecated bundles, an empty icon, ...)
-    is a warning or, with --report, a JSON record.
+    docker-archive:FILE, or the archive's plain path); '-' reads it from stdin. It is opened
+    read-only and never modified. OUT must not exist or be empty; it appears only when the
+    migration is complete (<OUT>/<package>/catalog.json); with OUT '-' the catalog goes to
+    stdout, only once all of it was read. What opm leaves out (deprecated bundles, an empty
+    icon, ...) is a warning or, with --report, a JSON record.
     """
     from olmcat.migrate import migrate_sqlite
 
-    result = run_reported(
-        ctx,
-        report,
-        "migrate sqlite",
-        [database],
-        lambda sink: migrate_sqlite(
-            database,
-            out,
-            output=output,  # type: ignore[arg-type]
-            migrate_level=migrate_level,  # type: ignore[arg-type]
-            notify=sink,
-            progress=progress_bar(quiet, "migrating"),
-            platform=platform,
-        ),
-    )
+    def action(sink: NoticeReport) -> MigrateResult:
+        with stdin_as_file(database) as source:
+
+            def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
+                return migrate_sqlite(
+                    source,
+                    target,
+                    output=output,  # type: ignore[arg-type]
+                    migrate_level=migrate_level,  # type: ignore[arg-type]
+                    notify=sink,
+                    progress=progress_bar(quiet, "migrating"),
+                    platform=platform,
+                    stdout=stdout,
+                )
+
+            if not is_stdio(out):
+                return migrate(out, None)
+            with stdout_when_complete() as stdout:
+                return migrate(None, stdout)
+
+    result = run_reported(ctx, report, "migrate sqlite", [database], action)
     if not quiet:
-        click.echo(summary(result, str(out)), err=True)
+        click.echo(summary(result, "stdout" if is_stdio(out) else str(out)), err=True)
 
 
 @examples(
@@ -196,7 +206,8 @@ def migrate_pkgman_command(
     DIRECTORY is one package (<pkg>/<pkg>.package.yaml plus a directory per version), one bundle
     (manifests/ + metadata/annotations.yaml), or a tree holding many of either, mixed. Package
     manifests give exactly what `initializer` + `opm migrate` give. With OUT, writes
-    <OUT>/<package>/catalog.json atomically; without it, the catalog goes to stdout.
+    <OUT>/<package>/catalog.json atomically; without it (or with '-'), the catalog goes to
+    stdout, only once every package was read and checked.
     """
     from olmcat.migrate import migrate_pkgman
     from olmcat.readers.bundledir import parse_mode_options
@@ -205,24 +216,31 @@ def migrate_pkgman_command(
         mode, package_modes = parse_mode_options(modes)
     except ValueError as problem:
         raise click.BadParameter(str(problem), param_hint="--mode") from None
-    result = run_reported(
-        ctx,
-        report,
-        "migrate pkgman",
-        [str(directory)],
-        lambda sink: migrate_pkgman(
-            directory,
-            out,
-            output=output,  # type: ignore[arg-type]
-            permissive=permissive,
-            all_documents=all_documents,
-            image_ref_template=image_ref_template,
-            notify=sink,
-            progress=progress_bar(quiet or out is None, "migrating"),
-            stdout=sys.stdout if out is None else None,
-            mode=mode,
-            package_modes=package_modes,
-        ),
-    )
+    if is_stdio(directory):
+        raise UsageFailure("DIRECTORY cannot be '-' (stdin): a directory tree cannot be piped")
+    to_stdout = out is None or is_stdio(out)
+
+    def action(sink: NoticeReport) -> MigrateResult:
+        def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
+            return migrate_pkgman(
+                directory,
+                target,
+                output=output,  # type: ignore[arg-type]
+                permissive=permissive,
+                all_documents=all_documents,
+                image_ref_template=image_ref_template,
+                notify=sink,
+                progress=progress_bar(quiet, "migrating"),
+                stdout=stdout,
+                mode=mode,
+                package_modes=package_modes,
+            )
+
+        if not to_stdout:
+            return migrate(out, None)
+        with stdout_when_complete() as stdout:
+            return migrate(None, stdout)
+
+    result = run_reported(ctx, report, "migrate pkgman", [str(directory)], action)
     if not quiet:
-        click.echo(summary(result, str(out) if out else "stdout"), err=True)
+        click.echo(summary(result, "stdout" if to_stdout else str(out)), err=True)

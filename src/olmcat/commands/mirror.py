@@ -12,6 +12,8 @@ import click
 from olmcat.commands._common import (
     NoticeReport,
     examples,
+    is_stdio,
+    no_stdout,
     platform_option,
     print_notice,
     quiet_option,
@@ -125,6 +127,8 @@ def plan_command(
     """
     from olmcat.mirror.plan import PlanOptions, plan_catalog
 
+    if is_stdio(out_dir):
+        raise no_stdout("OUT_DIR")
     if max_components == 1:
         raise click.BadParameter(
             "must be 0 (no limit) or at least 2", param_hint="--max-components"

@@ -127,8 +127,8 @@ def upgrade_check(
         )
         click.echo(render(result, fmt), nl=False)  # type: ignore[arg-type]
         notices.write(report, command="upgrade-check", inputs=[old, new, inventory])
-    except (click.exceptions.Exit, click.Abort, click.ClickException):
-        raise
+    except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
+        raise  # a closed pipe ends quietly (the CLI boundary)
     except Exception as error:
         if settings.debug:
             raise

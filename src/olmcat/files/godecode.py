@@ -29,6 +29,10 @@ from typing import Any
 
 import yaml
 
+from olmcat.errors import InputError
+from olmcat.files import json as jsonio
+from olmcat.files import safe
+from olmcat.files import yaml as goyaml
 from olmcat.files.yaml import GoLoader
 from olmcat.go.json import RawNumber, go_float
 from olmcat.go.typed import decode_error
@@ -209,18 +213,36 @@ def first_document(data: bytes) -> FirstDocument:
             value, _ = _JSON.raw_decode(text)
         except ValueError as exc:
             raise NotDecodable(f"not valid JSON: {exc}") from None
+        except RecursionError:
+            raise NotDecodable(_too_deep()) from None
+        limit = safe.limits().max_depth
+        if jsonio.depth(value, limit) > limit:
+            raise NotDecodable(_too_deep())
         return FirstDocument(value, "json")
     chunk = next(yaml_chunks(data), None)
     if chunk is None:
         return FirstDocument(None, "yaml", empty=True)  # Go: EOF
     try:
-        documents = yaml.load_all(chunk, Loader=V2Loader)
+        # Bounded as every YAML olmcat reads: depth before parsing, alias expansion.
+        documents = goyaml.load_all_with(V2Loader, chunk, where=_WHERE)
         value = next(documents, None)
+    except InputError as exc:
+        raise NotDecodable(str(exc).removeprefix(f"{_WHERE}: ")) from None
     except yaml.YAMLError as exc:
         raise NotDecodable(f"not valid YAML: {str(exc).splitlines()[0]}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise NotDecodable(f"not valid YAML: {exc}") from None
     return FirstDocument(value, "yaml")
+
+
+_WHERE = "<document>"
+
+
+def _too_deep() -> str:
+    return (
+        f"nested deeper than {safe.limits().max_depth} levels; refusing to read it (raise the "
+        "limit with --max-depth if the document is genuine)"
+    )
 
 
 def _reject_constant(name: str) -> Any:

@@ -1,28 +1,65 @@
-"""Load YAML the way Go's Kubernetes tooling sees it (libyaml C loader for speed).
+"""Load YAML the way Go's Kubernetes tooling sees it (libyaml C loader for speed), bounded.
 
 yaml.v2, which opm and the legacy loaders use, resolves the YAML 1.1 scalars (booleans such as
 ``yes``/``on``, numbers, null) but leaves timestamps and ``=`` as strings when decoding into
 generic maps; PyYAML would turn ``2021-01-01`` into a date. Keys that are not strings become
 strings, as they do when Go converts YAML to JSON.
+
+Input is hostile until proven otherwise, so loading is bounded (:mod:`olmcat.files.safe` limits):
+
+* **Depth** is checked before libyaml composes a document (its composer recurses in C, and a
+  document nested some 50,000 levels deep overflows the C stack). A cheap upper bound from the
+  text decides; only a text whose bound is over the limit is scanned exactly, event by event
+  (libyaml's parser does not recurse).
+* **Aliases** ("billion laughs"): when the text defines anchors, the composed node graph is
+  measured before anything is built; a document whose aliases (or ``<<`` merges) expand it to
+  more than ``yaml_alias_ratio`` times its nodes (beyond :data:`~olmcat.files.safe.YAML_ALIAS_FLOOR`
+  nodes) is refused, and so is an alias that contains itself.
+* **Oddities** are reported as input notices: duplicate keys (the last value wins, as in
+  yaml.v2) and ``.inf`` / ``.nan`` values (no JSON number holds them; opm fails on them).
+
+Every problem is an :class:`~olmcat.errors.InputError` of one line naming the file.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
 import yaml
 
+from olmcat.errors import InputError
+from olmcat.files import safe
 from olmcat.go.json import RawNumber, go_float
+from olmcat.notices import Notice
 
 try:
     _Base: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
 
 class GoLoader(_Base):  # type: ignore[misc]
-    """SafeLoader without timestamp resolution."""
+    """SafeLoader without timestamp resolution, reporting duplicate mapping keys."""
+
+    where = "<input>"
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._checked: set[int] = set()
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        # SafeConstructor flattens every mapping (and, recursively, merged ones) before building
+        # it and rewrites node.value as it goes: look at the keys as written, before that.
+        if id(node) not in self._checked:
+            self._checked.add(id(node))
+            _report_duplicates(node, self.where)
+        super().flatten_mapping(node)
 
 
 # yaml.v2 resolves neither timestamps (into generic maps) nor the YAML 1.1 "=" value key.
@@ -33,22 +70,164 @@ GoLoader.yaml_implicit_resolvers = {
 }
 
 
-def _stringify_keys(value: Any) -> Any:
+def _report_duplicates(node: yaml.MappingNode, where: str) -> None:
+    # Keys become strings (Go's YAML-to-JSON), so keys written alike are duplicates.
+    keys = [k.value for k, _ in node.value if type(k) is yaml.ScalarNode]
+    if len(keys) < 2 or len(set(keys)) == len(keys):
+        return
+    seen: set[str] = set()
+    for key_node, _ in node.value:
+        if type(key_node) is not yaml.ScalarNode or key_node.tag == _MERGE_TAG:
+            continue
+        if key_node.value in seen:
+            line = key_node.start_mark.line + 1 if key_node.start_mark else 0
+            safe.notify(
+                Notice(
+                    "yaml.duplicate-key",
+                    f"{where}: line {line}: key {_shown(key_node.value)} appears twice in one "
+                    "mapping; the last value is used (as opm does)",
+                    file=where,
+                )
+            )
+        seen.add(key_node.value)
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+# -- bounds checked before building ---------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _deep_line(columns: int) -> re.Pattern[str]:
+    """A line starting with ``columns`` characters of indentation or block indicators (matched
+    after a newline: much faster than ``^`` with re.M; the first line is checked apart)."""
+    return re.compile(r"\n[ \t?:\-]{" + str(columns) + "}")
+
+
+def _depth_bound_ok(text: str, max_depth: int) -> bool:
+    """Whether a cheap upper bound on the nesting depth of ``text`` is within ``max_depth``.
+
+    Flow collections need an opening bracket each. A nested block collection starts further
+    right than its parent, except a sequence under a mapping key, which may share its column
+    (so at most two per column); it starts at a line's indentation or after the indicators
+    (``- ``, ``? ``, ``: ``) that open that line. So depth <= brackets + 2 * (longest such line
+    prefix + 1).
+    """
+    brackets = text.count("[") + text.count("{")
+    columns = (max_depth - brackets) // 2 - 1
+    if columns <= 0:
+        return False
+    pattern = _deep_line(columns)
+    return pattern.search(text) is None and pattern.match("\n" + text[:columns]) is None
+
+
+def _event_depth_ok(text: str, max_depth: int, where: str) -> None:
+    depth = 0
+    opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(text, Loader=_Base):
+        if isinstance(event, opening):
+            depth += 1
+            if depth > max_depth:
+                raise _too_deep(where, max_depth, event.start_mark)
+        elif isinstance(event, closing):
+            depth -= 1
+
+
+def _too_deep(where: str, max_depth: int, mark: Any = None) -> InputError:
+    at = f" (line {mark.line + 1})" if mark is not None else ""
+    return InputError(
+        f"{where}: nested deeper than {max_depth} levels{at}; refusing to read it "
+        "(raise the limit with --max-depth if the document is genuine)"
+    )
+
+
+# Anything that may be an anchor ("&name"); a false positive only costs the graph check.
+_ANCHOR = re.compile(r"&[^\s\[\]{},]")
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    return []
+
+
+def _check_graph(root: yaml.Node, where: str, limits: safe.Limits) -> None:
+    """Refuse alias cycles, depth through aliases, and alias expansion beyond the ratio."""
+    sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    active: set[int] = set()
+    edges = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            children = _children(node)
+            edges += len(children)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            heights[key] = 1 + max((heights[id(c)] for c in children), default=-1)
+            if heights[key] > limits.max_depth:
+                raise _too_deep(where, limits.max_depth, node.start_mark)
+            active.discard(key)
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            raise InputError(
+                f"{where}: line {node.start_mark.line + 1}: an alias refers to a node that "
+                "contains it (a recursive document); refusing to read it"
+            )
+        active.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    # Nodes as written: every node once, plus every alias (an edge of the graph each).
+    written = 1 + edges
+    allowed = max(safe.YAML_ALIAS_FLOOR, limits.yaml_alias_ratio * written)
+    if sizes[id(root)] > allowed:
+        raise InputError(
+            f"{where}: YAML aliases expand {written} nodes to {sizes[id(root)]} (an alias "
+            f"bomb?); refusing more than {limits.yaml_alias_ratio} times the nodes written "
+            "(--max-yaml-alias-ratio)"
+        )
+
+
+# -- conversion to Go's view ----------------------------------------------------------------------
+
+
+def _convert(value: Any, where: str, strict: bool = False) -> Any:
     if isinstance(value, dict):
-        return {_key(k): _stringify_keys(v) for k, v in value.items()}
+        return {_key(k): _convert(v, where, strict) for k, v in value.items()}
     if isinstance(value, list):
-        return [_stringify_keys(v) for v in value]
+        return [_convert(v, where, strict) for v in value]
     if type(value) is float:
-        return _number(value)
+        return _number(value, where, strict)
     return value
 
 
-def _number(value: float) -> int | float | RawNumber:
+def _number(value: float, where: str, strict: bool = False) -> int | float | RawNumber:
     """Floats as Go's JSON sees them: whole numbers print as integers (Kubernetes' decoder makes
     them int64), others keep Go's float formatting (kept as text)."""
     if value.is_integer() and abs(value) < 1e21:
         return int(value)
     if value != value or value in (float("inf"), float("-inf")):
+        if strict:
+            raise InputError(
+                f"{where}: holds the YAML value {value!r} (.inf / .nan), which no JSON number "
+                "can hold (opm cannot load it either)"
+            )
+        safe.notify(
+            Notice(
+                "yaml.non-finite-number",
+                f"{where}: holds the YAML value {value!r} (.inf / .nan), which no JSON number "
+                "can hold; opm fails on it",
+                file=where,
+            )
+        )
         return value
     return RawNumber(go_float(value))
 
@@ -65,30 +244,125 @@ def _key(key: Any) -> str:
     return str(key)
 
 
-def load_all(stream: IO[str] | IO[bytes] | str | bytes) -> Iterator[Any]:
+# -- loading --------------------------------------------------------------------------------------
+
+
+def _text(stream: IO[str] | IO[bytes] | str | bytes, where: str) -> str:
+    if isinstance(stream, str):
+        return stream
+    if isinstance(stream, bytes):
+        return safe.decode_utf8(stream, where)
+    data = stream.read()
+    return data if isinstance(data, str) else safe.decode_utf8(data, where)
+
+
+def yaml_error(exc: Exception, where: str) -> InputError:
+    """One line for any error the loader raises."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = exc.problem or exc.context or "malformed"
+        context = f" ({exc.context})" if exc.context and exc.problem else ""
+        return InputError(f"{where}: not valid YAML: {at}{problem}{context}")
+    if isinstance(exc, yaml.reader.ReaderError):
+        return InputError(
+            f"{where}: not valid YAML: {exc.reason} (character #x{exc.character:04x} at "
+            f"position {exc.position})"
+            if isinstance(exc.character, int)
+            else f"{where}: not valid YAML: {exc.reason} at position {exc.position}"
+        )
+    if isinstance(exc, yaml.YAMLError):
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return InputError(f"{where}: not valid YAML: {first}")
+    if isinstance(exc, ValueError) and "digits" in str(exc):
+        return InputError(f"{where}: holds a number with more digits than olmcat reads (4300)")
+    if isinstance(exc, RecursionError):
+        return InputError(f"{where}: nested too deeply to read")
+    return InputError(f"{where}: cannot read as YAML: {type(exc).__name__}: {exc}")
+
+
+def load_all(stream: IO[str] | IO[bytes] | str | bytes, *, where: str = "<input>") -> Iterator[Any]:
     """Every document of a (multi-document) YAML stream; empty documents are skipped."""
-    for document in yaml.load_all(stream, Loader=GoLoader):
+    for document in load_all_with(GoLoader, stream, where=where):
         if document is not None:
-            yield _stringify_keys(document)
+            yield _convert(document, where)
 
 
-def load(stream: IO[str] | IO[bytes] | str | bytes) -> Any:
-    return _stringify_keys(yaml.load(stream, Loader=GoLoader))
+def load_all_with(
+    loader_class: type[GoLoader], stream: IO[str] | IO[bytes] | str | bytes, *, where: str
+) -> Iterator[Any]:
+    """Every document (``None`` for an empty one) as ``loader_class`` (a :class:`GoLoader`)
+    constructs it, under the bounds of :func:`load_all`; for decoders with their own rules."""
+    text = _text(stream, where)
+    limits = safe.limits()
+    try:
+        if not _depth_bound_ok(text, limits.max_depth):
+            _event_depth_ok(text, limits.max_depth, where)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise yaml_error(exc, where) from None
+    anchors = "&" in text and _ANCHOR.search(text) is not None
+    loader = loader_class(text)
+    loader.where = where
+    try:
+        while True:
+            try:
+                if not loader.check_node():
+                    return
+                node = loader.get_node()
+                if node is None:
+                    continue
+                if anchors:
+                    _check_graph(node, where, limits)
+                document = loader.construct_document(node)
+                loader._checked.clear()
+            except InputError:
+                raise
+            except (yaml.YAMLError, ValueError, RecursionError) as exc:  # digits: ValueError
+                raise yaml_error(exc, where) from None
+            yield document
+    finally:
+        loader.dispose()
 
 
-def load_positioned(text: str) -> tuple[int, int, Any] | None:
+def load(stream: IO[str] | IO[bytes] | str | bytes, *, where: str = "<input>") -> Any:
+    """The first document (None when there is none)."""
+    for document in load_all(stream, where=where):
+        return document
+    return None
+
+
+def read_documents(path: str | os.PathLike[str]) -> Iterator[Any]:
+    """The YAML documents of a file read under the input policy (:func:`safe.read_text`)."""
+    return load_all(safe.read_text(path), where=os.fspath(path))
+
+
+def load_positioned(text: str, *, where: str = "<input>") -> tuple[int, int, Any] | None:
     """The one document of ``text`` with the 0-based line and column where its value starts;
     ``None`` when the text holds no value (only blanks, comments or a ``---`` line).
 
-    For readers that must say where a value came from; raises ``yaml.YAMLError`` (whose
-    ``problem_mark`` locates the defect) like :func:`load`.
+    For readers that must say where a value came from. A malformed document raises
+    ``yaml.YAMLError`` (whose ``problem_mark`` locates the defect); a document over the limits
+    (depth, aliases) raises :class:`~olmcat.errors.InputError` naming ``where``.
     """
+    limits = safe.limits()
+    if not _depth_bound_ok(text, limits.max_depth):
+        _event_depth_ok(text, limits.max_depth, where)
     loader = GoLoader(text)
+    loader.where = where
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        value = _stringify_keys(loader.construct_document(node))
+        if "&" in text and _ANCHOR.search(text) is not None:
+            _check_graph(node, where, limits)
+        try:
+            document = loader.construct_document(node)
+        except (ValueError, RecursionError) as exc:  # an integer over 4300 digits
+            raise yaml_error(exc, where) from None
+        # A catalog value must be JSON: .inf / .nan is an error here, not a warning.
+        value = _convert(document, where, strict=True)
         return node.start_mark.line, node.start_mark.column, value
     finally:
         loader.dispose()

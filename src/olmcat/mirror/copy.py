@@ -20,7 +20,6 @@ also written as a file-based catalog image (:mod:`olmcat.oci.build`) and pushed 
 from __future__ import annotations
 
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from olmcat.errors import InputError, OlmcatError
+from olmcat.files import safe
 from olmcat.mirror.naming import parse_destination, plan_mappings
 from olmcat.model import PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
@@ -464,7 +464,7 @@ def mirror_copy(
                 if options.from_layout is not None:
                     catalog_ref = f"oci:{options.from_layout}:{layout_name(source)}"
             if options.catalog_image:
-                scratch = Path(tempfile.mkdtemp(prefix="olmcat-catalog-")) / "configs"
+                scratch = safe.scratch_dir("catalog") / "configs"
             images = _collect_catalog(catalog_ref, options, src_registry, scratch, notify)
             tasks = _catalog_tasks(images, index_image, destination, options.max_components)
         copier = _Copier(options, destination, src_registry, dest_registry)

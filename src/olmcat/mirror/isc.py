@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from olmcat.errors import InputError
+from olmcat.files import safe
 from olmcat.files import yaml as goyaml
 from olmcat.go.semver import (
     Constraint,
@@ -314,7 +315,7 @@ def load_image_set_config(path: str | Path) -> ImageSetConfig:
     """Read an ImageSetConfiguration file (one YAML document)."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = safe.read_text(file)  # a regular file, bounded
     except OSError as error:
         raise InputError(
             f"{file}: cannot read the ImageSetConfiguration: {error.strerror}"
@@ -322,7 +323,9 @@ def load_image_set_config(path: str | Path) -> ImageSetConfig:
     except UnicodeDecodeError:
         raise InputError(f"{file}: the ImageSetConfiguration is not UTF-8 text") from None
     try:
-        documents = list(goyaml.load_all(text))
+        documents = list(goyaml.load_all(text, where=str(file)))
+    except InputError:
+        raise  # already one line naming the file
     except Exception as error:  # yaml.YAMLError and its many subclasses
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(f"{file}: not valid YAML: {first}") from None

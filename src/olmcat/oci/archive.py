@@ -34,6 +34,7 @@ import os
 import posixpath
 import re
 import shutil
+import stat
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ from types import TracebackType
 from typing import IO, Any, Final, Literal, TypeAlias, cast
 
 from olmcat.errors import InputError, OutputError
+from olmcat.files import safe
 
 __all__ = [
     "CONFIGS_LABEL",
@@ -52,6 +54,7 @@ __all__ = [
     "ImageArchive",
     "ImageEntry",
     "Layer",
+    "bounded_tar",
     "extract_catalog",
     "is_image_archive",
     "open_image",
@@ -85,6 +88,10 @@ _MAX_INDEX_DEPTH: Final = 8
 _MAX_SYMLINKS: Final = 40  # as Linux ELOOP
 _MAX_PASSES: Final = 16
 _CHUNK: Final = 1 << 20
+# An image archive holds a few blobs per image; a tar of more members is no image archive.
+_MAX_MEMBERS: Final = 100_000
+# Pax and GNU long-name headers are read into memory whole; real ones are a few hundred bytes.
+_MAX_HEADER: Final = 1 << 20
 
 _DIGEST_RE: Final = re.compile(r"(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})")
 _BLOB_NAME_RE: Final = re.compile(r"(?:blobs/sha256/)?([a-f0-9]{64})(?:\.json)?")
@@ -213,14 +220,19 @@ def _parse_platform(archive: str, text: str) -> _Platform:
     return _Platform(parts[0], arch, parts[2] if len(parts) == 3 else None)
 
 
-class _HashingRaw(io.RawIOBase):
-    """Pass-through reader that hashes and counts what flows through it."""
+class _Inflated(Exception):
+    """A stream decompressed to more bytes than its budget allows."""
 
-    def __init__(self, src: Any, algorithm: str) -> None:
+
+class _HashingRaw(io.RawIOBase):
+    """Pass-through reader that hashes and counts what flows through it (at most ``budget``)."""
+
+    def __init__(self, src: Any, algorithm: str, budget: int | None = None) -> None:
         super().__init__()
         self._src = src
         self.hash = hashlib.new(algorithm)
         self.count = 0
+        self._budget = budget
 
     def readable(self) -> bool:
         return True
@@ -232,10 +244,35 @@ class _HashingRaw(io.RawIOBase):
         except Exception as exc:  # any decoder's error: zlib, gzip, lzma, zstandard, ...
             raise _StreamError(f"{type(exc).__name__}: {exc}") from exc
         n = len(data)
+        if self._budget is not None and self.count + n > self._budget:
+            raise _Inflated(self.count + n)
         view[:n] = data
         self.hash.update(data)
         self.count += n
         return n
+
+
+class _SafeTarInfo(tarfile.TarInfo):
+    """TarInfo that refuses huge pax / GNU long-name headers: tarfile reads those into memory
+    whole, so a few compressed bytes could claim gigabytes (the only hook tarfile offers)."""
+
+    def _proc_pax(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
+        self._check_header()
+        return super()._proc_pax(tarfile)  # type: ignore[misc,no-any-return]
+
+    def _proc_gnulong(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
+        self._check_header()
+        return super()._proc_gnulong(tarfile)  # type: ignore[misc,no-any-return]
+
+    def _check_header(self) -> None:
+        if self.size > _MAX_HEADER:
+            raise tarfile.HeaderError(
+                f"extended header of {self.size} bytes (more than {_MAX_HEADER} is no real tar)"
+            )
+
+
+def _open_tar(**kwargs: Any) -> tarfile.TarFile:
+    return tarfile.open(tarinfo=_SafeTarInfo, **kwargs)
 
 
 def _drain(reader: IO[bytes]) -> None:
@@ -273,6 +310,7 @@ class _Store:
 class _DirStore(_Store):
     def __init__(self, root: Path) -> None:
         self._root = root
+        safe.add_root(root)  # a blob linked out of the layout is refused
 
     def _path(self, rel: str) -> Path | None:
         clean = _clean_rel(rel)
@@ -287,14 +325,20 @@ class _DirStore(_Store):
     def open(self, rel: str) -> IO[bytes]:
         path = self._path(rel)
         assert path is not None
-        return path.open("rb")
+        return safe.open_binary(path, bounded=False)
 
 
 class _TarStore(_Store):
-    def __init__(self, tar: tarfile.TarFile) -> None:
+    def __init__(self, tar: tarfile.TarFile, compressed: int, name: str) -> None:
         self._tar = tar
         self._members: dict[str, tarfile.TarInfo] = {}
-        for member in tar.getmembers():  # later duplicates win, as when tar extracts
+        # Listing a compressed tar decompresses all of it: bound the members and the bytes.
+        budget = safe.limits().archive_budget(compressed)
+        for count, member in enumerate(tar, 1):  # later duplicates win, as when tar extracts
+            if count > _MAX_MEMBERS:
+                raise InputError(f"{name}: more than {_MAX_MEMBERS} members; not an image archive")
+            if member.offset_data + member.size > budget:
+                raise InputError(_bomb_message(name, "the archive", budget, compressed))
             clean = _clean_rel(member.name)
             if clean:
                 self._members[clean] = member
@@ -337,11 +381,50 @@ class _TarStore(_Store):
 # Detection
 
 
+@contextlib.contextmanager
+def bounded_tar(stream: IO[bytes], compressed: int, what: str) -> Iterator[tarfile.TarFile]:
+    """A streaming tar over a decompressed ``stream`` (``compressed`` bytes of blob), refusing
+    to decompress past the archive limits or to hold huge extended headers in memory."""
+    budget = safe.limits().archive_budget(compressed)
+    plain = io.BufferedReader(_HashingRaw(stream, "sha256", budget), _CHUNK)
+    try:
+        with _open_tar(fileobj=plain, mode="r|") as tar:
+            yield tar
+    except _Inflated:
+        raise InputError(_bomb_message(what, "the layer", budget, compressed)) from None
+    except _StreamError as exc:
+        raise InputError(f"{what}: corrupt layer ({exc})") from None
+
+
+def _bomb_message(name: str, what: str, budget: int, compressed: int) -> str:
+    limits = safe.limits()
+    return (
+        f"{name}: {what} decompresses to more than {safe.size_text(budget)}; refusing a "
+        f"possible decompression bomb (allowed: {limits.archive_ratio} times its "
+        f"{safe.size_text(compressed)} compressed, never less than "
+        f"{safe.size_text(safe.ARCHIVE_FLOOR)}, never more than "
+        f"{safe.size_text(limits.max_archive_size)}; see --max-archive-ratio, --max-archive-size)"
+    )
+
+
+def looks_like_tar(path: _StrPath) -> bool:
+    """A regular file named like a tar, or whose bytes start like one (or a compressed one)."""
+    p = Path(path)
+    if p.name.lower().endswith((".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar.zst")):
+        return True
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return any(head.startswith(magic) for magic in _MAGIC) or head[257:262] == b"ustar"
+
+
 def is_image_archive(path: _StrPath) -> bool:
     """Cheap check: an OCI layout dir, or a tar with oci-layout, index.json or manifest.json.
 
     Never raises; for a tar it stops at the first marker found (a compressed tar is decompressed
-    only up to there).
+    only up to there, and never beyond the archive limits).
     """
     p = Path(path)
     try:
@@ -350,8 +433,11 @@ def is_image_archive(path: _StrPath) -> bool:
             return (p / "oci-layout").is_file()
         if not p.is_file():
             return False
-        with tarfile.open(p, "r:*") as tar:
-            for member in tar:
+        budget = safe.limits().archive_budget(p.stat().st_size)
+        with _open_tar(name=p, mode="r:*") as tar:
+            for count, member in enumerate(tar, 1):
+                if count > _MAX_MEMBERS or member.offset_data + member.size > budget:
+                    return False
                 if _clean_rel(member.name) in ("oci-layout", "index.json", "manifest.json"):
                     return True
     except Exception:
@@ -400,6 +486,7 @@ class ImageArchive:
     ) -> None:
         self.path = Path(path)
         self._name = str(path)
+        self._inflated = 0  # bytes decompressed from layers in the current pass
         self._store: _Store = self._open_store()
         try:
             self._load(platform, ref)
@@ -443,14 +530,25 @@ class ImageArchive:
             self.format = "oci-layout"
             return _DirStore(p)
         try:
-            tar = tarfile.open(p, "r:*")  # noqa: SIM115 - the store owns it until close()
+            info = os.stat(p)
+        except OSError as exc:
+            raise self._fail(f"cannot read: {exc.strerror}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise self._fail(f"{safe.file_kind(info.st_mode)}, not an image archive ({expected})")
+        if info.st_size == 0:
+            raise self._fail(f"empty file, not an image archive ({expected})")
+        try:
+            tar = _open_tar(name=p, mode="r:*")  # the store owns it until close()
         except (tarfile.TarError, OSError, EOFError) as exc:
             raise self._fail(f"not an image archive ({expected}): {exc}") from exc
         try:
-            store = _TarStore(tar)
-        except (tarfile.TarError, OSError, EOFError) as exc:
+            store = _TarStore(tar, info.st_size, self._name)
+        except (tarfile.TarError, OSError, EOFError, _StreamError) as exc:
             tar.close()
             raise self._fail(f"not an image archive (unreadable tar: {exc})") from exc
+        except BaseException:
+            tar.close()
+            raise
         if store.size("index.json") is not None:
             self.format = "oci-archive"
         elif store.size("manifest.json") is not None:
@@ -487,8 +585,9 @@ class ImageArchive:
                 )
         try:
             return json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise self._fail(f"{_show(label)} ({what}) is not valid JSON: {exc}") from exc
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise self._fail(f"{_show(label)} ({what}) is not valid JSON: {problem}") from None
 
     def _digest(self, value: object, what: str) -> str:
         if isinstance(value, str) and _DIGEST_RE.fullmatch(value):
@@ -779,10 +878,12 @@ class ImageArchive:
                 decoded = reader
             else:
                 decoded = raw_buf
-            plain = _HashingRaw(decoded, "sha256")
+            limits = safe.limits()
+            budget = min(limits.archive_budget(actual), limits.max_archive_size - self._inflated)
+            plain = _HashingRaw(decoded, "sha256", budget)
             plain_buf = io.BufferedReader(plain, _CHUNK)
             try:
-                with tarfile.open(fileobj=plain_buf, mode="r|") as tar:
+                with _open_tar(fileobj=plain_buf, mode="r|") as tar:
                     yield tar
                 try:  # the tar may end before its padding / the compressed stream's end
                     _drain(plain_buf)
@@ -791,11 +892,15 @@ class ImageArchive:
                         raise
                     # Trailing garbage after the last gzip member: not part of the layer content.
                 _drain(raw_buf)
+            except _Inflated:
+                raise self._fail(_bomb_message(name, "its content", budget, actual)) from None
             except (_StreamError, tarfile.TarError, EOFError) as exc:
                 with contextlib.suppress(Exception):
                     _drain(raw_buf)
                 self._check_digest(layer, raw)
                 raise self._fail(f"{name}: corrupt layer ({exc})") from exc
+            finally:
+                self._inflated += plain.count
             self._check_digest(layer, raw)
             if layer.size is not None and raw.count != layer.size:
                 raise self._fail(f"{name}: read {raw.count} bytes, descriptor says {layer.size}")
@@ -848,13 +953,22 @@ class ImageArchive:
         elif not dest.is_dir() or any(dest.iterdir()):
             raise OutputError(f"{dest}: exists and is not an empty directory")
         try:
-            out = self._materialise(image_path, value, want_kind, dest)
+            try:
+                out = self._materialise(image_path, value, want_kind, dest)
+            except OSError as exc:
+                if safe.is_disk_full(exc):
+                    raise OutputError(
+                        f"{self._name}: cannot extract {_show(value)} into {dest}: "
+                        f"{exc.strerror}; set TMPDIR to a filesystem with room for it"
+                    ) from None
+                raise self._fail(f"cannot read {_show(value)}: {exc.strerror}") from None
         except BaseException:
-            for child in list(dest.iterdir()):
-                if child.is_dir() and not child.is_symlink():
-                    shutil.rmtree(child, ignore_errors=True)
-                else:
-                    child.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                for child in list(dest.iterdir()):
+                    if child.is_dir() and not child.is_symlink():
+                        shutil.rmtree(child, ignore_errors=True)
+                    else:
+                        child.unlink(missing_ok=True)
             if created:
                 with contextlib.suppress(OSError):
                     dest.rmdir()
@@ -906,6 +1020,7 @@ class ImageArchive:
         scopes = {image_path}
         try:
             for _ in range(_MAX_PASSES):
+                self._inflated = 0
                 tree = _Tree(self, stage, frozenset(scopes), image_path)
                 for layer in self.layers:
                     with self._layer_tar(layer) as tar:

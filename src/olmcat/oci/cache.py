@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from olmcat.errors import InputError, OutputError
+from olmcat.files import safe
 from olmcat.oci.media import is_digest
 
 __all__ = ["BlobCache", "CacheInfo", "PruneResult", "default_cache_dir"]
@@ -34,6 +36,8 @@ __all__ = ["BlobCache", "CacheInfo", "PruneResult", "default_cache_dir"]
 _CHUNK = 1 << 20
 # Scratch left behind by a killed run is removed by prune once it is this old.
 _STALE_TMP_SECONDS = 24 * 3600
+# Scratch entries name the process that made them ("pull-<pid>-...", "blob-<pid>-...").
+_OWNED = re.compile(r"^[a-z]+-(\d+)-")
 
 
 def default_cache_dir() -> Path:
@@ -68,6 +72,7 @@ class BlobCache:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
+        self._swept = False
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -89,9 +94,27 @@ class BlobCache:
     def scratch_dir(self, prefix: str) -> Path:
         """A new private directory under ``tmp/`` (same file system as the blobs: hardlinks
         from blobs into it work)."""
+        tmp = self._tmp()
+        return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=tmp))
+
+    def _tmp(self) -> Path:
+        """``tmp/``, swept once per process of what killed runs left (their pid is gone)."""
         tmp = self.root / "tmp"
         self._ensure(tmp)
-        return Path(tempfile.mkdtemp(prefix=prefix, dir=tmp))
+        with self._lock:
+            if self._swept:
+                return tmp
+            self._swept = True
+        for entry in tmp.iterdir():
+            match = _OWNED.match(entry.name)
+            if match is None or safe.pid_alive(int(match.group(1))):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink()
+        return tmp
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -124,9 +147,8 @@ class BlobCache:
         """A file to write the blob into; on a clean exit it is verified and put in place."""
         final = self.blob_path(digest)
         self._ensure(final.parent)
-        tmp = self.root / "tmp"
-        self._ensure(tmp)
-        handle, name = tempfile.mkstemp(prefix="blob-", dir=tmp)
+        tmp = self._tmp()
+        handle, name = tempfile.mkstemp(prefix=f"blob-{os.getpid()}-", dir=tmp)
         temporary = Path(name)
         try:
             with os.fdopen(handle, "wb") as out:

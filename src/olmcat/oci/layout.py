@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from olmcat.errors import InputError, OutputError
+from olmcat.files import safe
 from olmcat.oci.media import OCI_INDEX, Descriptor, is_digest, parse_json_object
 
 __all__ = ["REF_ANNOTATION", "OciLayout"]
@@ -132,7 +133,7 @@ class OciLayout:
         try:
             if path.stat().st_size > _MAX_INDEX:
                 raise InputError(f"{path}: larger than {_MAX_INDEX} bytes")
-            data = path.read_bytes()
+            data = safe.read_bytes(path)  # a regular file, inside the layout
         except FileNotFoundError:
             raise InputError(f"{self.root}: not an OCI image layout (no index.json)") from None
         document = parse_json_object(data, str(path))

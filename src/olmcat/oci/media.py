@@ -142,6 +142,8 @@ def parse_json_object(data: bytes, what: str) -> dict[str, Any]:
         value = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{what} is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise InputError(f"{what} is not valid JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise InputError(f"{what} is not a JSON object")
     return value

@@ -31,11 +31,13 @@ from pathlib import Path
 from typing import IO, Literal, cast
 
 from olmcat.errors import InputError
+from olmcat.files import safe
 from olmcat.oci.archive import (
     CONFIGS_LABEL,
     DATABASE_LABEL,
     DEFAULT_PLATFORM,
     CatalogInImage,
+    bounded_tar,
     extract_catalog,
 )
 from olmcat.oci.media import (
@@ -59,6 +61,7 @@ __all__ = [
 ]
 
 _MAX_INDEX_DEPTH = 4
+_MAX_CONFIG = 32 << 20  # image configs are KiB; as the archive reader bounds them
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +133,13 @@ def resolve_image(
     layers = tuple(
         Descriptor.from_json(layer, f"{what} layer {i}") for i, layer in enumerate(raw_layers)
     )
+    if config_desc.size > _MAX_CONFIG:
+        raise InputError(
+            f"{what}: image config of {config_desc.size} bytes (more than {_MAX_CONFIG} is no "
+            "image config)"
+        )
     config_path = registry.fetch_blob(repository, config_desc.digest, config_desc.size)
-    config = parse_json_object(config_path.read_bytes(), f"{what} config")
+    config = parse_json_object(safe.read_bytes(config_path), f"{what} config")
     return PulledImage(
         registry, repository, reference, manifest, index, config, layers, config_desc
     )
@@ -157,7 +165,7 @@ def open_layer(path: Path, what: str) -> Iterator[tarfile.TarFile]:
         else:
             stream = raw
         try:
-            with tarfile.open(fileobj=stream, mode="r|") as tar:
+            with bounded_tar(stream, path.stat().st_size, what) as tar:
                 yield tar
         except (tarfile.TarError, OSError, EOFError) as exc:
             raise InputError(f"{what}: corrupt layer ({exc})") from exc

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from olmcat.errors import InputError, ValidationError
+from olmcat.files import safe
 from olmcat.files.yaml import load_all
 from olmcat.model import Bundle, Meta, Package, PackageCatalog, manifests
 from olmcat.notices import Notice, NoticeSink, discard
@@ -261,7 +262,7 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
     if not path.is_file():
         return None
     try:
-        documents = list(load_all(path.read_text(encoding="utf-8")))
+        documents = list(load_all(safe.read_text(path), where=str(path)))
     except Exception as exc:  # unreadable or not YAML: treated as absent, as bundle-index does
         notify(
             Notice(
@@ -342,6 +343,7 @@ class BundleDirCatalog:
         if image_ref_template is not None:
             check_template(image_ref_template)
         self.root = root
+        safe.add_root(root)
         self.permissive = permissive
         self.image_ref_template = image_ref_template
         self.mode = mode

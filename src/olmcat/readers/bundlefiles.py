@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from olmcat.errors import InputError, ValidationError
+from olmcat.files import safe
 from olmcat.files.yaml import load_all
 from olmcat.go.json import marshal_object
 from olmcat.model import manifests
@@ -70,22 +71,14 @@ def in_bundle_manifests(path: Path) -> bool:
 
 
 def _check_inside(path: Path, root: Path) -> None:
-    """Refuse to read through a symlink whose target is outside the input root."""
-    if not path.is_symlink() and not any(p.is_symlink() for p in path.parents):
-        return
-    target = path.resolve()
-    base = root.resolve()
-    if target != base and base not in target.parents:
-        raise InputError(f"{path}: a symbolic link to {target}, outside {root}; refused")
+    """Refuse to read through a symlink whose target is outside the input root (the input
+    policy of :mod:`olmcat.files.safe`, which names the link)."""
+    safe.add_root(root)
+    safe.check_inside(path)
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    return safe.read_text(path)  # a regular file, bounded, inside the input tree
 
 
 def _documents(path: Path, text: str, limit: int) -> list[Any]:
@@ -93,10 +86,12 @@ def _documents(path: Path, text: str, limit: int) -> list[Any]:
     is an InputError naming the file."""
     out: list[Any] = []
     try:
-        for document in load_all(text):
+        for document in load_all(text, where=str(path)):
             out.append(document)
             if len(out) >= limit:
                 break
+    except InputError:
+        raise  # one line naming the file already (malformed, or over a limit)
     except Exception as exc:  # yaml errors from libyaml
         raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     return out
@@ -249,7 +244,9 @@ def read_metadata(bundle_dir: Path, root: Path | None = None) -> Metadata:
     metadata_dir = bundle_dir / METADATA_DIR
     _check_inside(metadata_dir, root or bundle_dir)
     try:
-        names = sorted(e.name for e in os.scandir(metadata_dir) if e.is_file())
+        listed = list(os.scandir(metadata_dir))
+        names = sorted(e.name for e in listed if e.is_file())
+        safe.note_special_files(listed)
     except OSError as exc:
         raise InputError(f"{metadata_dir}: cannot read directory: {exc.strerror}") from None
     annotations: tuple[Annotations, Path] | None = None
@@ -283,6 +280,15 @@ def read_metadata(bundle_dir: Path, root: Path | None = None) -> Metadata:
                 entries = raw_entries(RawJSON(top[key]), 0) if key in top else []
             else:
                 entries = _yaml_entries(document.get(key))
+            if entries is None:
+                safe.notify(
+                    Notice(
+                        "bundle.metadata-ignored",
+                        f"{path}: {key} is not a list of entries with a string type; ignored, "
+                        "as opm ignores it",
+                        file=str(path),
+                    )
+                )
             if entries:
                 found[key] = (entries, path)
     if annotations is None:
@@ -358,6 +364,7 @@ def _manifest_objects(
         entries = sorted(os.scandir(manifests_dir), key=lambda e: e.name)
     except OSError as exc:
         raise InputError(f"{manifests_dir}: cannot read directory: {exc.strerror}") from None
+    safe.note_special_files(e for e in entries if not e.name.startswith("."))
     csv_file: Path | None = None
     for entry in entries:
         if entry.name.startswith(".") or not entry.is_file():

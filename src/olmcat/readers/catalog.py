@@ -11,23 +11,31 @@ Whatever the form, the result is a :class:`Catalog`: packages streamed one at a 
 
 from __future__ import annotations
 
-import os
+import contextvars
+import dataclasses
 import shutil
-import tempfile
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-from olmcat.errors import InputError
+from olmcat.errors import InputError, OlmcatError
+from olmcat.files import safe
 from olmcat.model import Meta, PackageCatalog
-from olmcat.notices import NoticeSink, discard
+from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.source import CatalogSource
 
 if TYPE_CHECKING:
     from olmcat.oci.options import RegistryOptions
 
 Kind = Literal["fbc", "sqlite", "pkgman", "image"]
+ProgressHook = Callable[[Iterator[PackageCatalog], int, str], Iterator[PackageCatalog]]
+
+# Wraps every Catalog.packages() stream (the CLI shows a progress bar with it); the library sets
+# none, so it never prints.
+package_progress: contextvars.ContextVar[ProgressHook | None] = contextvars.ContextVar(
+    "olmcat_package_progress", default=None
+)
 
 
 @dataclass(slots=True)
@@ -44,7 +52,13 @@ class Catalog:
         return self.source.package_names()
 
     def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
-        return self.source.packages(only)
+        packages = self.source.packages(only)
+        hook = package_progress.get()
+        if hook is None:
+            return packages
+        names = self.source.package_names()
+        total = len(names) if only is None else len(set(only) & set(names))
+        return hook(iter(packages), total, self.reference)
 
     def __iter__(self) -> Iterator[PackageCatalog]:
         return self.packages()
@@ -69,11 +83,12 @@ def _has_legacy_layout(root: Path) -> bool:
     """True when a tree holds package manifests or bundle-format directories."""
     from olmcat.readers.pkgman import is_package_file
 
-    for directory, dirnames, filenames in os.walk(root):
+    safe.add_root(root)
+    for directory, dirnames, filenames in safe.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        if any(is_package_file(Path(directory) / f) for f in filenames):
+        if any(is_package_file(directory / f) for f in filenames):
             return True
-        annotations = Path(directory) / "metadata" / "annotations.yaml"
+        annotations = directory / "metadata" / "annotations.yaml"
         if "manifests" in dirnames and annotations.is_file():
             return True
     return False
@@ -95,12 +110,15 @@ def detect(reference: str) -> Kind:
     if path.is_file() and (is_sqlite_file(path) or path.suffix in (".db", ".sqlite", ".sqlite3")):
         return "sqlite"
     # only now: a database does not need the archive reader (tarfile, gzip, ...: ~10 ms)
-    from olmcat.oci.archive import is_image_archive
+    from olmcat.oci.archive import is_image_archive, looks_like_tar
 
     if path.is_file():
-        if is_image_archive(path):
+        if is_image_archive(path) or looks_like_tar(path):
             return "image"
         return "fbc"
+    if not path.is_dir():
+        kind = safe.file_kind(path.stat().st_mode)
+        raise InputError(f"{path}: {kind}, not a catalog (expected a regular file or a directory)")
     if is_image_archive(path):
         return "image"
     if _has_legacy_layout(path):
@@ -127,6 +145,8 @@ def open_catalog(
     kind = detect(ref)
     if expect is not None and kind != "image" and kind not in expect:
         found = "a directory" if Path(ref).is_dir() else f"a {_describe(kind)}"
+        if kind == "fbc" and ref != "-" and not _is_text(Path(ref)):
+            found = "binary data that is no SQLite database or image archive"
         raise InputError(f"{ref}: not a file holding a {_describe(expect[0])} (found {found})")
     if kind == "image":
         return _open_image(ref, notify=notify, platform=platform, expect=expect, registry=registry)
@@ -142,6 +162,22 @@ def open_catalog(
             image_ref_template=image_ref_template,
         ),
     )
+
+
+def _is_text(path: Path) -> bool:
+    """Whether a file starts like text (no NUL byte, UTF-8) rather than binary data."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(8192)
+    except OSError:
+        return False
+    if b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start > len(head) - 4  # a character cut at the end of the sample
+    return True
 
 
 def _describe(kind: str) -> str:
@@ -191,7 +227,7 @@ def _open_image(
 ) -> Catalog:
     from olmcat.oci.pull import extract_image_catalog
 
-    scratch = Path(tempfile.mkdtemp(prefix="olmcat-image-"))
+    scratch = safe.scratch_dir("image")
     try:
         found = extract_image_catalog(ref, scratch / "root", platform=platform, options=registry)
         inner: Kind = "sqlite" if found.kind == "sqlite" else "fbc"
@@ -199,18 +235,79 @@ def _open_image(
             raise InputError(
                 f"{ref}: the image holds a {_describe(inner)}, expected a {_describe(expect[0])}"
             )
+        # Messages name the image and the path inside it, not the scratch copy.
+        relabel = _Relabel(str(found.path), f"{ref}:/{found.image_path.lstrip('/')}")
+        inner_notify = relabel.notify(notify)
         source: CatalogSource
         if inner == "sqlite":
             from olmcat.readers.sqlite import SqliteCatalog
 
-            source = SqliteCatalog(found.path, notify=notify)
+            source = relabel.call(lambda: SqliteCatalog(found.path, notify=inner_notify))
         else:
             from olmcat.readers.fbc import FbcCatalog
 
-            source = FbcCatalog(found.path)
+            source = relabel.call(lambda: FbcCatalog(found.path))
+        source = _RelabelledSource(source, relabel)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     catalog = Catalog(ref, "image", source, detail=f"{_describe(inner)} at {found.image_path}")
     catalog._cleanup.append(lambda: shutil.rmtree(scratch, ignore_errors=True))
     return catalog
+
+
+T = TypeVar("T")
+
+
+class _Relabel:
+    """Rewrites messages that name a scratch path to name what the user gave instead."""
+
+    def __init__(self, scratch: str, shown: str) -> None:
+        self.scratch = scratch
+        self.shown = shown
+
+    def text(self, message: str) -> str:
+        return message.replace(self.scratch, self.shown)
+
+    def notify(self, notify: NoticeSink) -> NoticeSink:
+        def relabelled(notice: Notice) -> None:
+            notify(
+                dataclasses.replace(
+                    notice, message=self.text(notice.message), file=self.text(notice.file)
+                )
+            )
+
+        return relabelled
+
+    def call(self, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except OlmcatError as error:
+            error.args = (self.text(str(error)),)
+            raise
+
+
+class _RelabelledSource:
+    """A catalog source whose errors name the archive instead of the scratch copy."""
+
+    def __init__(self, source: CatalogSource, relabel: _Relabel) -> None:
+        self._source = source
+        self._relabel = relabel
+
+    def package_names(self) -> list[str]:
+        return self._relabel.call(self._source.package_names)
+
+    def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
+        iterator = self._relabel.call(lambda: iter(self._source.packages(only)))
+        while True:
+            try:
+                item = self._relabel.call(lambda: next(iterator))
+            except StopIteration:
+                return
+            yield item
+
+    def global_others(self) -> list[Meta]:
+        return self._relabel.call(self._source.global_others)
+
+    def close(self) -> None:
+        self._source.close()

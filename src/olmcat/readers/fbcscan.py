@@ -25,7 +25,6 @@ caller reads it back (:meth:`FbcScan.load`).
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import sys
 import tempfile
@@ -39,6 +38,8 @@ import pathspec
 import yaml
 
 from olmcat.errors import InputError
+from olmcat.files import json as jsonio
+from olmcat.files import safe
 from olmcat.files.yaml import load_positioned
 from olmcat.go import json as gojson
 from olmcat.model import SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE
@@ -147,14 +148,10 @@ def catalog_files(root: Path) -> Iterator[Path]:
     """Every file opm loads under ``root``, in a stable order (directories shallow to deep, names
     sorted): all files but ``.indexignore`` files and what they exclude."""
     specs: dict[Path, pathspec.GitIgnoreSpec] = {}
-    for directory, dirnames, filenames in os.walk(root):
+    for here, dirnames, filenames in safe.walk(root):
         dirnames.sort()
-        here = Path(directory)
         if IGNORE_FILE in filenames:
-            try:
-                lines = (here / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"{here / IGNORE_FILE}: cannot read: {exc}") from None
+            lines = safe.read_text(here / IGNORE_FILE).splitlines()
             specs[here] = pathspec.GitIgnoreSpec.from_lines(lines)
         # Deeper specs are added after their parents, so iteration order is shallow to deep.
         for filename in sorted(filenames):
@@ -239,9 +236,24 @@ def _json_stream(buffer: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
             cursor.rebase(buffer, index)
             buffer, index = buffer[index:] + more, 0
             continue
+        except (ValueError, RecursionError) as exc:  # too deep, or an integer over 4300 digits
+            line, column = cursor.at(buffer, index)
+            raise DocumentError(_bounded_json_problem(exc), line, column) from None
         line, column = cursor.at(buffer, index)
+        limit = safe.limits().max_depth
+        if jsonio.depth(value, limit) > limit:
+            raise DocumentError(_bounded_json_problem(RecursionError()), line, column)
         yield line, column, value
         index = end
+
+
+def _bounded_json_problem(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return (
+            f"nested deeper than {safe.limits().max_depth} levels; refusing to read it (raise "
+            "the limit with --max-depth if the document is genuine)"
+        )
+    return "holds a number with more digits than olmcat reads (4300)"
 
 
 def _lines(head: str, fh: IO[str]) -> Iterator[str]:
@@ -290,7 +302,10 @@ def _yaml_stream(head: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
 
 def _yaml_document(text: str, first_line: int) -> tuple[int, int, Any]:
     try:
-        found = load_positioned(text)
+        found = load_positioned(text, where="<document>")
+    except InputError as exc:  # over a limit: depth, alias expansion
+        message = str(exc).removeprefix("<document>: ")
+        raise DocumentError(message, first_line, 1) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -373,16 +388,23 @@ class FbcScan:
 
     def _scan(self) -> None:
         if self.source == "-":
-            self._file(None, sys.stdin, "<stdin>")
+            self._file(None, safe.bounded_stream(sys.stdin, "<stdin>"), "<stdin>")
             return
         path = Path(self.source)
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
+        safe.add_root(path)
         files = catalog_files(path) if path.is_dir() else iter([path])
         for file in files:
             shown = self.shown(str(file))
             try:
-                with file.open(encoding="utf-8", newline="") as fh:
+                fh = safe.open_text(file, newline="")
+            except InputError as exc:  # the input policy: a link out, a FIFO, a size limit
+                message = str(exc).removeprefix(f"{file}: ")
+                self._problem(ScanProblem("read", message, Position(shown)))
+                continue
+            try:
+                with fh:
                     self._file(file, fh, shown)
             except UnicodeDecodeError:
                 self._file_problem(file, "read", "not UTF-8 text", Position(shown))

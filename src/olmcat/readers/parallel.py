@@ -1,38 +1,161 @@
-"""Ordered work in worker processes, for the directory readers (YAML parsing dominates them)."""
+"""Ordered work in worker processes, for the directory readers (YAML parsing dominates them).
+
+Workers never outlive the run: each asks the kernel to kill it when its parent dies
+(``PR_SET_PDEATHSIG``, so ``kill -9`` of olmcat leaves no orphans; elsewhere a thread watches the
+parent), ignores Ctrl-C (the parent alone reports it, once) and is killed at once when the parent
+stops early for any reason. Workers apply the parent's input limits and symlink policy, and their
+input notices reach the parent's sink, in job order.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import itertools
 import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
+from olmcat.errors import InputError
+from olmcat.files import safe
+from olmcat.notices import Notice
+
 J = TypeVar("J")
 R = TypeVar("R")
 
 MAX_WORKERS = 8
+_PR_SET_PDEATHSIG = 1
 
 
 def worker_count(jobs: int) -> int:
     """How many processes to use: ``OLMCAT_WORKERS`` if set (1 turns workers off), else one per
     CPU, never more than jobs or MAX_WORKERS."""
-    wanted = int(os.environ.get("OLMCAT_WORKERS", "0")) or os.cpu_count() or 1
+    text = os.environ.get("OLMCAT_WORKERS", "").strip() or "0"
+    try:
+        configured = int(text)
+    except ValueError:
+        raise InputError(
+            f"OLMCAT_WORKERS={text!r} is not a whole number; set it to 1 (no worker processes) "
+            "or more, or unset it"
+        ) from None
+    wanted = configured if configured > 0 else os.cpu_count() or 1
     return max(1, min(wanted, jobs, MAX_WORKERS))
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this process end when ``parent`` does, even on SIGKILL."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before prctl took effect
+                    os._exit(1)
+                return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="olmcat-parent-watch", daemon=True).start()
+
+
+# A Ctrl-C that reaches the process group while a worker is being forked must not raise
+# KeyboardInterrupt (and print a traceback) in the new worker before its initializer runs: SIGINT
+# is blocked across the fork, ignored in the child, then unblocked in both (the parent gets a
+# pending one at once).
+_starting_workers = False
+
+
+def _block_interrupts() -> None:
+    if _starting_workers:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _unblock_interrupts() -> None:
+    if _starting_workers:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _ignore_interrupts_in_new_worker() -> None:
+    if _starting_workers:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+if hasattr(os, "register_at_fork") and hasattr(signal, "pthread_sigmask"):
+    os.register_at_fork(
+        before=_block_interrupts,
+        after_in_parent=_unblock_interrupts,
+        after_in_child=_ignore_interrupts_in_new_worker,
+    )
+
+
+def _initialize(parent: int, policy: tuple[safe.Limits, dict[str, str]]) -> None:
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports Ctrl-C, once
+    safe.restore(policy)
+
+
+def _call(function: Callable[[J], R], job: J) -> tuple[R, list[Notice]]:
+    """Run one job, keeping its input notices to hand back with the result."""
+    notices: list[Notice] = []
+    with safe.notices_to(notices.append):
+        return function(job), notices
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Kill the workers now: jobs in flight are of no use once the parent stops early."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.kill()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
+    # A worker killed while it wrote a result leaves half a message in the result pipe, and the
+    # pool's manager thread would wait for the rest forever (and the interpreter for that
+    # thread at exit). With the parent's write end closed too, that read ends instead.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.close()
 
 
 def map_in_order(function: Callable[[J], R], jobs: Iterable[J], workers: int) -> Iterator[R]:
     """``function(job)`` for every job, computed in ``workers`` processes and yielded in job
     order. At most two jobs per worker are in flight, so results never pile up in memory."""
+    global _starting_workers
     queued = iter(jobs)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[R]] = deque(
-            pool.submit(function, job) for job in itertools.islice(queued, workers * 2)
+    _starting_workers = True
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=_initialize, initargs=(os.getpid(), safe.snapshot())
+    )
+    finished = False
+    try:
+        pending: deque[Future[tuple[R, list[Notice]]]] = deque(
+            pool.submit(_call, function, job) for job in itertools.islice(queued, workers * 2)
         )
         while pending:
-            result = pending.popleft().result()
+            result, notices = pending.popleft().result()
             job = next(queued, None)
             if job is not None:
-                pending.append(pool.submit(function, job))
+                pending.append(pool.submit(_call, function, job))
+            for notice in notices:
+                safe.notify(notice)
             yield result
+        finished = True
+    finally:
+        _starting_workers = False
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _stop(pool)

@@ -41,7 +41,6 @@ import json
 import os
 import pickle
 import shutil
-import tempfile
 import weakref
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator
@@ -52,7 +51,7 @@ from typing import Any
 import pathspec
 
 from olmcat.errors import InputError, ValidationError
-from olmcat.files import godecode
+from olmcat.files import godecode, safe
 from olmcat.go.json import RawNumber, compact, marshal_object
 from olmcat.go.typed import decode_error
 from olmcat.model import Bundle, Channel, Meta, Package, PackageCatalog, manifests
@@ -114,11 +113,10 @@ class _Walker:
         self.specs: dict[Path, pathspec.GitIgnoreSpec] = {}
 
     def walk(self, top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
-        for directory, dirnames, filenames in os.walk(top):
-            here = Path(directory)
+        for here, dirnames, filenames in safe.walk(top):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             if IGNORE_FILE in filenames and here not in self.specs:
-                lines = (here / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
+                lines = safe.read_text(here / IGNORE_FILE).splitlines()
                 self.specs[here] = pathspec.GitIgnoreSpec.from_lines(lines)
             files = [
                 f
@@ -142,17 +140,19 @@ class _GoWalker:
     def directories(self) -> list[tuple[Path, list[TreeFile]]]:
         """Every directory in walk order with its files; each file numbered in walk order."""
         out: list[tuple[Path, list[TreeFile]]] = []
-        self._visit(self.root, out)
+        self._visit(self.root, out, (str(self.real_root),))
         return out
 
-    def _visit(self, directory: Path, out: list[tuple[Path, list[TreeFile]]]) -> None:
+    def _visit(
+        self, directory: Path, out: list[tuple[Path, list[TreeFile]]], above: tuple[str, ...]
+    ) -> None:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: _go_order(e.name))
         except OSError as exc:
             raise InputError(f"{directory}: cannot list the directory: {exc.strerror}") from None
         names = {e.name for e in entries}
         if IGNORE_FILE in names and directory not in self.specs:
-            lines = (directory / IGNORE_FILE).read_text(encoding="utf-8").splitlines()
+            lines = safe.read_text(directory / IGNORE_FILE).splitlines()
             self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
         files: list[TreeFile] = []
         out.append((directory, files))
@@ -163,23 +163,22 @@ class _GoWalker:
             if _ignored(path, self.root, self.specs):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                self._visit(path, out)
+                self._visit(path, out, (*above, str(path.resolve())))
                 continue
-            if entry.is_symlink() and not self._inside(path):
-                self.notify(
-                    Notice(
-                        "pkgman.symlink-outside-root",
-                        f"{path}: a symbolic link to a file outside {self.root}; not read",
-                        file=str(path),
-                    )
-                )
-                continue
+            if entry.is_symlink():
+                # The input policy: a link leading out of the tree is refused, naming it; one
+                # inside is followed (a linked package or version directory works).
+                real = safe.check_inside(path)
+                if os.path.isdir(real):
+                    if real in above:
+                        raise InputError(
+                            f"{path}: symbolic link loop (it leads back to a directory above "
+                            "it); remove the link"
+                        )
+                    self._visit(path, out, (*above, real))
+                    continue
             self.seq += 1
             files.append(TreeFile(self.seq, path))
-
-    def _inside(self, path: Path) -> bool:
-        target = path.resolve()
-        return target == self.real_root or self.real_root in target.parents
 
 
 # -- one directory (runs in worker processes) ----------------------------------------------------
@@ -241,11 +240,9 @@ class _Parsed:
 
 def _read(path: Path) -> bytes | str:
     try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        return "is a directory"
-    except OSError as exc:
-        return f"cannot read: {exc.strerror}"
+        return safe.read_bytes(path)  # a regular file inside the tree, bounded
+    except InputError as exc:
+        return str(exc).removeprefix(f"{path}: ")
 
 
 def scan_directory(job: DirJob) -> DirResult:
@@ -648,12 +645,13 @@ class PkgmanCatalog:
         if not root.is_dir():
             raise InputError(f"{root}: not a directory")
         self.root = root
+        safe.add_root(root)
         self.permissive = permissive
         self.all_documents = all_documents
         self._notify = notify
         self.skipped: list[str] = []
         self._errors: list[str] = []
-        self._spill = Path(tempfile.mkdtemp(prefix="olmcat-pkgman-"))
+        self._spill = safe.scratch_dir("pkgman")  # olmcat-pkgman-<pid>-*: a killed run's is swept
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._spill, True)
         self.bundles: dict[str, CsvCandidate] = {}
         self.candidates: list[CsvCandidate] = []

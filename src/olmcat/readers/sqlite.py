@@ -143,6 +143,8 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{path}: the database is corrupt or truncated: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: malformed database schema (names that are not UTF-8)") from None
     return conn
 
 
@@ -244,6 +246,11 @@ class SqliteCatalog:
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise InputError(f"{path}: the database is corrupt or truncated: {exc}") from None
+        except UnicodeDecodeError:
+            self._conn.close()
+            raise InputError(
+                f"{path}: malformed database schema (names that are not UTF-8)"
+            ) from None
         except BaseException:
             self._conn.close()
             raise
@@ -264,7 +271,11 @@ class SqliteCatalog:
         # quick_check reads every page: a truncated or damaged file fails here, before any output.
         problems = [row[0] for row in self._conn.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise InputError(f"{self.path}: the database is corrupt: {'; '.join(problems)}")
+            # quick_check reports over several lines; say it on one, briefly.
+            found = [" ".join(str(p).split()) for p in problems if str(p).strip()]
+            text = "; ".join(found)
+            text = text if len(text) <= 300 else text[:297] + "..."
+            raise InputError(f"{self.path}: the database is corrupt ({text}); use a good copy")
 
     def _query(self, sql: str, *params: Any) -> Iterator[tuple[Any, ...]]:
         # A plain loop, not ``yield from``: closing this generator must not close the cursor
@@ -278,6 +289,9 @@ class SqliteCatalog:
     # -- public ---------------------------------------------------------------------------------
 
     def package_names(self) -> list[str]:
+        for (name,) in self._query("SELECT name FROM package WHERE typeof(name) != 'text' LIMIT 1"):
+            # Rows are matched to packages by name: opm fails on such a DB too.
+            raise InputError(f"{self.path}: package name {name!r} is not stored as text")
         return [
             str(row[0]) for row in self._query("SELECT DISTINCT name FROM package ORDER BY name")
         ]

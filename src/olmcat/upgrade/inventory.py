@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from olmcat.errors import InputError
+from olmcat.files import safe
 from olmcat.files import yaml as goyaml
 from olmcat.notices import Notice, NoticeSink, discard
 
@@ -284,7 +285,10 @@ def _csv_rows(reader: _Reader, text: str) -> None:
 
 def _documents(text: str, source: str) -> Iterator[Any]:
     try:
-        yield from goyaml.load_all(text)
+        yield from goyaml.load_all(text, where=source)
+    except InputError as error:  # malformed, or over a limit (depth, aliases)
+        detail = str(error).removeprefix(f"{source}: ")
+        raise InputError(f"{source}: neither YAML nor CSV: {detail}") from None
     except Exception as error:  # PyYAML raises many classes; one line for the user
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(f"{source}: neither YAML nor CSV: {first}") from None
@@ -424,10 +428,13 @@ def load_inventory(path: str | Path, *, notify: NoticeSink = discard) -> list[In
         if source == "-":
             data = sys.stdin.buffer.read(MAX_INVENTORY_BYTES + 1)
         else:
-            with open(source, "rb") as handle:
+            with safe.open_binary(source, bounded=False) as handle:  # a regular file only
                 data = handle.read(MAX_INVENTORY_BYTES + 1)
     except OSError as error:
         raise InputError(f"{source}: cannot read the inventory: {error.strerror}") from None
+    except InputError as error:  # missing, a FIFO or device, a link out of the tree
+        detail = str(error).removeprefix(f"{source}: ").removeprefix("cannot read: ")
+        raise InputError(f"{source}: cannot read the inventory: {detail}") from None
     if len(data) > MAX_INVENTORY_BYTES:
         raise InputError(f"{source}: larger than {MAX_INVENTORY_BYTES // (1024 * 1024)} MiB")
     try:

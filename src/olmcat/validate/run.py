@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from olmcat.errors import InputError
+from olmcat.files import safe
 from olmcat.model import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
@@ -376,7 +376,7 @@ def _validate_image(
     from olmcat.oci.pull import extract_image_catalog
     from olmcat.readers.sqlite import SqliteCatalog
 
-    scratch = Path(tempfile.mkdtemp(prefix="olmcat-validate-"))
+    scratch = safe.scratch_dir("validate")
     try:
         found = extract_image_catalog(ref, scratch / "root", platform=platform)
         if found.kind == "fbc":

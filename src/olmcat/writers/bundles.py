@@ -21,7 +21,6 @@ Bundles in no channel are not converted (the loader left them out too); each is 
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from olmcat.errors import OutputError
+from olmcat.files import safe
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import bundledir
 from olmcat.readers.pkgman import CsvCandidate, PkgmanCatalog
@@ -145,7 +145,10 @@ def _target_name(candidate: CsvCandidate, catalog: PkgmanCatalog) -> Path:
         if package_dir == directory:
             return Path(candidate.name)
         if package_dir in directory.parents:
-            return directory.relative_to(package_dir)
+            relative = directory.relative_to(package_dir)
+            safe.check_path_name(str(relative), "version directory", file=str(directory))
+            return relative
+    safe.check_path_name(directory.name, "version directory", file=str(directory))
     return Path(directory.name)
 
 
@@ -158,7 +161,7 @@ def _write_bundle(
         manifests_dir.mkdir(parents=True)
         metadata_dir.mkdir()
         for path in candidate.files:
-            shutil.copyfile(path, manifests_dir / path.name)
+            safe.copy_file(path, manifests_dir / path.name)  # the input policy applies
         (metadata_dir / "annotations.yaml").write_text(
             annotations_yaml(package, channels, default), encoding="utf-8"
         )

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from olmcat.errors import EncodingError, OutputError
+from olmcat.files import safe
 from olmcat.go.json import go_string, indent
 from olmcat.model import (
     SCHEMA_BUNDLE,
@@ -273,6 +274,7 @@ def check_package_name(name: str) -> None:
             f"package name {name!r} cannot be used as a directory name: {problem}; "
             "fix the package name in the source catalog"
         )
+    safe.check_path_name(name, "package name", package=name)
 
 
 def _package_chunks(pkg: PackageCatalog, output: OutputFormat) -> Iterator[str]:
@@ -368,7 +370,18 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
     except OSError as exc:
         raise OutputError(f"cannot create a directory next to {out_dir}: {exc.strerror}") from None
     try:
-        yield staging
+        try:
+            yield staging
+        except OSError as exc:
+            if not safe.is_disk_full(exc):
+                raise
+            raise OutputError(
+                f"cannot write {out_dir}: {exc.strerror}; nothing was written"
+            ) from None
+        except OutputError as error:
+            # Name the output the user asked for, not the staging directory.
+            error.args = (str(error).replace(str(staging), str(out_dir)),)
+            raise
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)

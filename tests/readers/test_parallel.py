@@ -1,0 +1,62 @@
+"""Worker processes: results in order, the parent's limits and notice sink, no survivors."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from olmcat.errors import InputError
+from olmcat.files import safe
+from olmcat.notices import Notice, NoticeLog
+from olmcat.readers.parallel import map_in_order, worker_count
+
+
+def _square_and_report(number: int) -> tuple[int, int, int]:
+    safe.notify(Notice("test.job", f"job {number}"))
+    return number * number, safe.limits().max_depth, os.getpid()
+
+
+def _slow(number: int) -> int:
+    time.sleep(30 if number else 0)
+    return os.getpid()
+
+
+def test_results_in_order_with_limits_and_notices_from_the_workers() -> None:
+    log = NoticeLog()
+    with safe.notices_to(log), safe.using(safe.Limits(max_depth=99)):
+        results = list(map_in_order(_square_and_report, range(10), workers=2))
+    assert [r[0] for r in results] == [n * n for n in range(10)]
+    assert {r[1] for r in results} == {99}
+    assert os.getpid() not in {r[2] for r in results}
+    assert [n.message for n in log] == [f"job {n}" for n in range(10)]
+
+
+def test_stopping_early_kills_the_workers_at_once() -> None:
+    results = map_in_order(_slow, range(6), workers=2)
+    first = next(results)
+    started = time.monotonic()
+    results.close()  # the consumer stops (an error, Ctrl-C): in-flight jobs are abandoned
+    assert time.monotonic() - started < 10
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(first, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("a worker survived")
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1", 1), ("2", 2), ("", None), ("0", None)])
+def test_worker_count(monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None) -> None:
+    monkeypatch.setenv("OLMCAT_WORKERS", value)
+    assert worker_count(100) == (expected or min(os.cpu_count() or 1, 8))
+
+
+def test_worker_count_refuses_junk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLMCAT_WORKERS", "abc")
+    with pytest.raises(InputError, match="OLMCAT_WORKERS='abc' is not a whole number"):
+        worker_count(4)
