@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from olmcat.errors import InputError, OlmcatError, ValidationError
+from olmcat.files import safe
 from olmcat.go.json import compact, marshal_object
 from olmcat.go.sort import sort_slice
 from olmcat.model import Bundle, RelatedImage, manifests
@@ -352,7 +352,7 @@ def render_bundle_image(
                         file=str(archive),
                     )
                 )
-        scratch = Path(tempfile.mkdtemp(prefix="olmcat-bundle-"))
+        scratch = safe.scratch_dir("bundle")  # olmcat-bundle-<pid>-*: a killed run's is swept
         shown = _Shown(str(scratch), str(archive))
         try:
             for part in (MANIFESTS_DIR, METADATA_DIR):
