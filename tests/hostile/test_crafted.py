@@ -589,6 +589,18 @@ def _(box: Sandbox) -> list[Args]:
     return [["migrate", "pkgman", "-q", "input/m", "out"]]
 
 
+@case(
+    "duplicate-yaml-key-in-a-bundle-manifest-names-the-file",
+    expect="ok",
+    match="world-operator.v1.0.0.clusterserviceversion.yaml: line",
+)
+def _(box: Sandbox) -> list[Args]:
+    tree = make.pkgman_tree(box.input / "m")
+    path = tree / "world-operator" / "1.0.0" / "world-operator.v1.0.0.clusterserviceversion.yaml"
+    path.write_text(path.read_text() + "kind: ClusterServiceVersion\n")
+    return [["migrate", "pkgman", "-q", "input/m", "out"]]
+
+
 @case("yaml-inf-in-a-bundle-manifest-warns", expect="ok", match=".inf")
 def _(box: Sandbox) -> list[Args]:
     bundle = make.bundle_dir(box.input / "b" / "op" / "1.0.0")

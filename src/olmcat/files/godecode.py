@@ -205,8 +205,9 @@ class FirstDocument:
     empty: bool = False
 
 
-def first_document(data: bytes) -> FirstDocument:
-    """Parse the first document of a file as the YAML-or-JSON decoder sees it."""
+def first_document(data: bytes, where: str = "<document>") -> FirstDocument:
+    """Parse the first document of a file as the YAML-or-JSON decoder sees it; ``where`` (the
+    file) names it in the notices the YAML loader reports (duplicate keys, ...)."""
     if is_json(data):
         text = data.decode("utf-8", errors="replace").lstrip(" \t\r\n")
         try:
@@ -224,18 +225,16 @@ def first_document(data: bytes) -> FirstDocument:
         return FirstDocument(None, "yaml", empty=True)  # Go: EOF
     try:
         # Bounded as every YAML olmcat reads: depth before parsing, alias expansion.
-        documents = goyaml.load_all_with(V2Loader, chunk, where=_WHERE)
+        documents = goyaml.load_all_with(V2Loader, chunk, where=where)
         value = next(documents, None)
     except InputError as exc:
-        raise NotDecodable(str(exc).removeprefix(f"{_WHERE}: ")) from None
+        raise NotDecodable(str(exc).removeprefix(f"{where}: ")) from None
     except yaml.YAMLError as exc:
         raise NotDecodable(f"not valid YAML: {str(exc).splitlines()[0]}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise NotDecodable(f"not valid YAML: {exc}") from None
     return FirstDocument(value, "yaml")
 
-
-_WHERE = "<document>"
 
 
 def _too_deep() -> str:

@@ -267,7 +267,7 @@ def scan_directory(job: DirJob) -> DirResult:
         if not wanted:
             continue
         try:
-            parsed.document = godecode.first_document(parsed.data)
+            parsed.document = godecode.first_document(parsed.data, str(parsed.file.path))
         except godecode.NotDecodable as problem:
             parsed.error = str(problem)
     for parsed in raw:
@@ -307,7 +307,7 @@ def _bundles(raw: list[_Parsed], job: DirJob, result: DirResult) -> None:
             continue
         documents = [parsed.document]
         if job.all_documents:
-            documents = list(_all_documents(parsed.data))
+            documents = list(_all_documents(parsed.data, str(parsed.file.path)))
         elif _later_documents(parsed.data):
             result.notices.append(
                 Notice(
@@ -341,9 +341,9 @@ def _csv_name(obj: dict[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _all_documents(data: bytes) -> Iterator[godecode.FirstDocument]:
+def _all_documents(data: bytes, where: str) -> Iterator[godecode.FirstDocument]:
     if godecode.is_json(data):
-        yield godecode.first_document(data)
+        yield godecode.first_document(data, where)
         return
     try:
         chunks = list(godecode.yaml_chunks(data))
@@ -351,7 +351,7 @@ def _all_documents(data: bytes) -> Iterator[godecode.FirstDocument]:
         return
     for chunk in chunks:
         try:
-            yield godecode.first_document(chunk)
+            yield godecode.first_document(chunk, where)
         except godecode.NotDecodable:
             continue
 
