@@ -3,17 +3,10 @@ common options (``--debug``, ``-q``, ``-``) on every command in any position (is
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import pty
-import select
 import shutil
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 import click
@@ -24,6 +17,7 @@ from olmcat.cli import COMMANDS, cli
 from olmcat.commands._common import one_line
 from tests.support import hostile_inputs as make
 from tests.support.hostile import Sandbox, assert_one_line_failure
+from tests.support.terminal import run_on_terminal
 
 
 def big_fbc(root: Path, packages: int = 300) -> Path:
@@ -315,36 +309,6 @@ def test_dash_means_stdin_and_stdout(tmp_path: Path) -> None:
 
 
 # -- progress bars, and warnings above them --------------------------------------------------------
-
-
-def run_on_terminal(args: list[str], cwd: Path, timeout: float = 60) -> str:
-    """Run olmcat with stderr on a pseudo-terminal (stdout to a pipe); return the terminal text."""
-    controller, terminal = pty.openpty()
-    # A real terminal has a size (tqdm draws nothing on a 0x0 one).
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
-    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "olmcat", *args], cwd=cwd, stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=terminal, env=env,
-    )  # fmt: skip
-    os.close(terminal)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([controller], [], [], 0.5)
-        if ready:
-            try:
-                data = os.read(controller, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        elif process.poll() is not None:
-            break
-    process.wait(timeout=10)
-    os.close(controller)
-    return b"".join(chunks).decode("utf-8", "replace")
 
 
 @pytest.mark.parametrize(

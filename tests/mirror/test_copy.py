@@ -32,6 +32,7 @@ from tests.support.registry import (
     skopeo,
     write_auth_file,
 )
+from tests.support.terminal import run_on_terminal
 
 pytestmark = pytest.mark.registry
 
@@ -386,3 +387,31 @@ def test_a_destination_that_refuses_the_credentials_stops_the_copy_at_once(
     assert len(errors) == 1, done.stderr
     assert secure.host in errors[0] and str(wrong) in errors[0]
     assert "wrong-pass-123" not in done.stderr + done.stdout
+
+
+def test_progress_shows_bytes_and_images_on_a_terminal_and_lines_elsewhere(
+    registries: Registries, catalog: MirrorCatalog, tmp_path: Path
+) -> None:
+    env = clean_env(tmp_path)
+    total = len(catalog.images)
+    dest = f"{registries.second.host}/progress"
+    shown = run_on_terminal(
+        ["mirror", "copy", str(catalog.directory), dest, *HTTP], tmp_path, timeout=300, env=env
+    )
+    # tqdm redraws one line with carriage returns: bytes with a scaled unit, images done / total.
+    assert "copying" in shown and "\r" in shown, shown
+    assert f"images {total}/{total}" in shown, shown
+    assert any(unit in shown for unit in ("kB", "MB")), shown
+    assert "Traceback" not in shown
+    # Not a terminal: one line per image instead of a bar (the images are present by now).
+    piped = _run(env, "mirror", "copy", str(catalog.directory), dest, *HTTP)
+    assert piped.returncode == 0, piped.stderr
+    lines = [line for line in piped.stderr.splitlines() if line.startswith("[")]
+    assert len(lines) == total, piped.stderr
+    assert lines[-1].startswith(f"[{total}/{total}] present "), lines
+    assert "\r" not in piped.stderr
+    # -q: neither.
+    quiet = run_on_terminal(
+        ["mirror", "copy", "-q", str(catalog.directory), dest, *HTTP], tmp_path, env=env
+    )
+    assert "copying" not in quiet and f"[{total}/{total}]" not in quiet, quiet
