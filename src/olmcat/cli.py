@@ -46,6 +46,8 @@ COMMANDS = {
     "export": "olmcat.commands.export:export",
     "upgrade-check": "olmcat.commands.upgrade:upgrade_check",
     "cache": "olmcat.commands.cache:cache",
+    "render-template": "olmcat.commands.templates:render_template",
+    "template": "olmcat.commands.templates:template",
 }
 
 # command name -> the first paragraph of its help, so that ``olmcat --help`` lists the commands

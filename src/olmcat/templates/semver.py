@@ -1,0 +1,551 @@
+"""The semver catalog template (``schema: olm.semver``), rendered as ``opm alpha render-template
+semver`` renders it.
+
+A template lists bundle images under ``candidate``, ``fast`` and ``stable``. Every bundle becomes an
+entry of a channel named after its archetype and version: ``<archetype>-v<major>.<minor>`` with
+``generateMinorChannels``, ``<archetype>-v<major>`` with ``generateMajorChannels``. Edges
+(``linkChannels``): the entries of one archetype and stream kind, in version order, form runs of
+one major version; within a run, the highest version of each minor version replaces the highest
+version of the minor version before it and skips every other lower version of the run seen so far.
+The default channel is the channel first created for the highest version of the most stable
+non-empty archetype.
+
+Differences between opm versions (``opm`` argument, default ``"1.26"``, the oracle):
+
+* v1.26.5 sets ``generateMinorChannels`` to true before reading the file, so minor channels are
+  made unless the template says ``generateMinorChannels: false``; v1.72 makes them only when neither
+  flag is set.
+* v1.72 copies the icon and description of the default channel head's CSV to the package.
+* ``defaultChannelTypePreference`` (``minor`` / ``major``) is v1.72's; v1.26.5 rejects the field,
+  olmcat accepts it for both.
+* With both flags set, the default channel of v1.26.5 depends on Go's map order when the most
+  stable channel head starts a new major version (``stable-v2`` and ``stable-v2.0`` are created by
+  the same bundle). olmcat applies v1.72's rule for both: the preferred stream kind wins (minor
+  unless ``defaultChannelTypePreference: major``, or major channels only are generated), which is
+  one of the answers v1.26.5 gives.
+* v1.72 also picks a channel first created at version 0.0.0 as default where v1.26.5 keeps the
+  empty default channel it started from.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from olmcat.errors import InputError
+from olmcat.go.json import go_string
+from olmcat.go.semver import Version, parse_version
+from olmcat.model import Bundle
+from olmcat.model import property as prop
+from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.templates.decl import Blob, Config, OpmVersion
+from olmcat.templates.resolve import BundleResolver, ResolvedBundle
+
+SCHEMA = "olm.semver"
+ARCHETYPES = ("candidate", "fast", "stable")  # ascending stability
+StreamKind = Literal["minor", "major"]
+
+
+@dataclass(frozen=True, slots=True)
+class SemverTemplate:
+    generate_major: bool
+    generate_minor: bool
+    preference: StreamKind
+    bundles: dict[str, tuple[str, ...]]  # archetype -> image references, as listed
+
+    def images(self) -> list[str]:
+        """Every image once, in the order the template names them."""
+        return list(dict.fromkeys(r for a in ARCHETYPES for r in self.bundles.get(a, ())))
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+_TOP_FIELDS = (
+    "schema",
+    "generateMajorChannels",
+    "generateMinorChannels",
+    "defaultChannelTypePreference",
+    *ARCHETYPES,
+)
+
+
+class _StrictDecoder:
+    """``yaml.UnmarshalStrict`` into the template struct: unknown fields and duplicate keys are
+    errors, field names match case-insensitively, null leaves a field at its default."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, message: str) -> InputError:
+        return InputError(f"{self.where}: semver template: {message}")
+
+    def fields(self, value: Any, names: Sequence[str], at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(f"{at or 'the template'} must be a mapping")
+        folded = {n.lower(): n for n in names}
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            target = key if key in names else folded.get(str(key).lower())
+            if target is None:
+                raise self.fail(f'unknown field "{key}"' + (f" in {at}" if at else ""))
+            out[target] = item
+        return out
+
+    def boolean(self, fields: dict[str, Any], key: str, default: bool) -> bool:
+        value = fields.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.fail(f"{key} must be true or false, got {value!r}")
+        return value
+
+    def string(self, fields: dict[str, Any], key: str, at: str = "") -> str:
+        value = fields.get(key)
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise self.fail(f"{at}{key} must be a string, got {value!r}")
+        return value
+
+
+def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
+    """Read a semver template (YAML or JSON) with opm's strictness."""
+    from olmcat.files.yaml import load
+
+    try:
+        doc = load(_no_duplicate_keys(text, where))
+    except InputError:
+        raise
+    except Exception as exc:  # yaml errors from libyaml
+        raise InputError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
+    decoder = _StrictDecoder(where)
+    fields = decoder.fields(doc if doc is not None else {}, _TOP_FIELDS, "")
+    if decoder.string(fields, "schema") != SCHEMA:
+        raise decoder.fail(f'input file has unknown schema, should be "{SCHEMA}"')
+    major = decoder.boolean(fields, "generateMajorChannels", False)
+    if opm == "1.26":
+        minor = decoder.boolean(fields, "generateMinorChannels", True)
+    else:
+        minor = decoder.boolean(fields, "generateMinorChannels", False)
+        if not major and not minor:
+            minor = True
+    preference = decoder.string(fields, "defaultChannelTypePreference")
+    if preference == "":
+        chosen: StreamKind = "minor" if minor else "major"
+    elif preference == "minor":
+        if not minor:
+            raise decoder.fail(
+                "defaultChannelTypePreference minor needs generateMinorChannels: true"
+            )
+        chosen = "minor"
+    elif preference == "major":
+        if not major:
+            raise decoder.fail(
+                "defaultChannelTypePreference major needs generateMajorChannels: true"
+            )
+        chosen = "major"
+    else:
+        raise decoder.fail(
+            f"unknown defaultChannelTypePreference {preference!r}; valid values are "
+            "'major' or 'minor'"
+        )
+    bundles: dict[str, tuple[str, ...]] = {}
+    for archetype in ARCHETYPES:
+        value = fields.get(archetype)
+        if value is None:
+            bundles[archetype] = ()
+            continue
+        channel = decoder.fields(value, ("bundles",), archetype)
+        items = channel.get("bundles")
+        if items is None:
+            bundles[archetype] = ()
+            continue
+        if not isinstance(items, list):
+            raise decoder.fail(f"{archetype}.bundles must be a list")
+        refs = []
+        for index, item in enumerate(items):
+            at = f"{archetype}.bundles[{index}]"
+            entry = decoder.fields(item if item is not None else {}, ("image",), at)
+            refs.append(decoder.string(entry, "image", at + "."))
+        bundles[archetype] = tuple(refs)
+    return SemverTemplate(major, minor, chosen, bundles)
+
+
+def _no_duplicate_keys(text: str, where: str) -> str:
+    """yaml.v2's strict mode refuses a key given twice in one mapping."""
+    import yaml
+
+    class _Checker(yaml.SafeLoader):
+        pass
+
+    def construct(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node)
+            if key in seen:
+                raise InputError(f"{where}: semver template: key {key!r} is given twice")
+            seen.add(key)
+        return {}
+
+    _Checker.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct)
+    with contextlib.suppress(yaml.YAMLError):  # a syntax error is reported by the real parse
+        yaml.load(text, Loader=_Checker)
+    return text
+
+
+# -- rendering -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Entry:
+    archetype: str
+    kind: StreamKind
+    channel: str
+    name: str
+    version: Version
+    index: int
+
+
+@dataclass(slots=True)
+class _Channel:
+    name: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+_KIND_ORDER = {"minor": 0, "major": 1}
+
+
+def _package_and_version(bundle: Bundle) -> tuple[str, Version]:
+    packages = bundle.properties_of(prop.TYPE_PACKAGE)
+    if len(packages) != 1:
+        raise InputError(
+            f'bundle "{bundle.name}" has {len(packages)} "olm.package" properties, expected '
+            "exactly 1"
+        )
+    value = prop.parse_package(packages[0])
+    try:
+        version = parse_version(value.version)
+    except InputError as exc:
+        raise InputError(
+            f'bundle "{bundle.name}" has invalid version "{value.version}": {exc}'
+        ) from None
+    return value.package_name, version
+
+
+def _strip_build(version: Version) -> str:
+    return str(version.replace(build=None))
+
+
+def render(
+    template: SemverTemplate,
+    resolver: BundleResolver,
+    *,
+    opm: OpmVersion = "1.26",
+    notify: NoticeSink = discard,
+) -> Config:
+    """The catalog of the template (``semver.Template.Render``)."""
+    resolved: dict[str, ResolvedBundle] = {ref: resolver.resolve(ref) for ref in template.images()}
+    if not resolved:
+        raise InputError("render: no bundles specified or no bundles could be rendered")
+    by_name: dict[str, str] = {}
+    for ref, item in resolved.items():
+        other = by_name.setdefault(item.bundle.name, ref)
+        if other != ref:
+            # opm writes both blobs in Go map order: an invalid catalog, differently each run.
+            raise InputError(
+                f'images {other} and {ref} are both bundle "{item.bundle.name}"; a catalog '
+                "holds each bundle once"
+            )
+    package = ""
+    versions: dict[str, dict[str, Version]] = {}
+    for archetype in ARCHETYPES:
+        entries: dict[str, Version] = {}
+        for ref in template.bundles[archetype]:
+            bundle = resolved[ref].bundle
+            name, version = _package_and_version(bundle)
+            if not package:
+                package = name
+            elif name != package:
+                raise InputError(
+                    f'bundle "{bundle.name}" of package "{name}" does not belong to this '
+                    f'template\'s package "{package}"'
+                )
+            if bundle.name in entries:
+                raise InputError(f'duplicate bundle name "{bundle.name}" in {archetype}')
+            entries[bundle.name] = version
+        stripped: dict[str, str] = {}
+        for bundle_name, version in entries.items():
+            key = _strip_build(version)
+            if key in stripped:
+                raise InputError(
+                    "encountered bundle versions which differ only by build metadata, which "
+                    f'cannot be ordered: "{version}" ({bundle_name}) and '
+                    f"{stripped[key]} in {archetype}"
+                )
+            stripped[key] = f'"{version}" ({bundle_name})'
+        versions[archetype] = entries
+    channels, default, tied = _generate(template, package, versions, opm)
+    if tied and opm == "1.26":
+        notify(
+            Notice(
+                "template.ambiguous-default-channel",
+                f"package {package}: opm v1.26.5 picks the default channel {default} or its "
+                "sibling of the other stream kind at random (Go map order); olmcat picks "
+                f"{default} (the {template.preference} channel). Generate one stream kind, or "
+                "set defaultChannelTypePreference (opm v1.72), to make it certain",
+                package=package,
+            )
+        )
+    config = Config()
+    package_fields = [
+        '"schema":"olm.package"',
+        f'"name":{go_string(package)}',
+        f'"defaultChannel":{go_string(default)}',
+    ]
+    if opm == "1.72":
+        package_fields += _package_metadata(channels.get(default), resolved)
+    package_text = "{" + ",".join(package_fields) + "}"
+    config.packages.append(Blob("olm.package", package, package, package_text))
+    for channel in channels.values():
+        text = _channel_text(package, channel)
+        config.channels.append(Blob("olm.channel", package, channel.name, text))
+    from olmcat.writers.fbc import bundle_json
+
+    for item in resolved.values():
+        config.bundles.append(
+            Blob("olm.bundle", item.bundle.package, item.bundle.name, bundle_json(item.bundle))
+        )
+    return config
+
+
+def _channel_text(package: str, channel: _Channel) -> str:
+    entries = []
+    for entry in channel.entries:
+        parts = [f'"name":{go_string(entry["name"])}']
+        if entry.get("replaces"):
+            parts.append(f'"replaces":{go_string(entry["replaces"])}')
+        if entry.get("skips"):
+            parts.append('"skips":[' + ",".join(go_string(s) for s in entry["skips"]) + "]")
+        entries.append("{" + ",".join(parts) + "}")
+    return (
+        f'{{"schema":"olm.channel","name":{go_string(channel.name)},"package":{go_string(package)},'
+        f'"entries":[{",".join(entries)}]}}'
+    )
+
+
+def _channel_name(archetype: str, kind: StreamKind, version: Version) -> str:
+    if kind == "major":
+        return f"{archetype}-v{version.major}"
+    return f"{archetype}-v{version.major}.{version.minor}"
+
+
+def _generate(
+    template: SemverTemplate,
+    package: str,
+    versions: dict[str, dict[str, Version]],
+    opm: OpmVersion,
+) -> tuple[dict[str, _Channel], str, bool]:
+    """Channels (by name, in creation order), the default channel (``generateChannels``), and
+    whether v1.26.5 could have picked another default channel (Go map order)."""
+    # The high-water channel starts as the least stable archetype at 0.0.0 with no name.
+    high: tuple[int, Version, str, str] = (0, Version(0, 0, 0), "", "")  # rank, version, kind, name
+    better = _v172_better if opm == "1.72" else _v126_better
+    kinds: list[StreamKind] = []
+    # Channels created by the same bundle are considered in preference order (see module doc).
+    for kind in (template.preference, "major" if template.preference == "minor" else "minor"):
+        if (kind == "major" and template.generate_major) or (
+            kind == "minor" and template.generate_minor
+        ):
+            kinds.append(kind)
+    channels: dict[str, _Channel] = {}
+    edges: list[_Entry] = []
+    tied = False
+    for rank, archetype in enumerate(ARCHETYPES):
+        bundles = versions[archetype]
+        for name in sorted(bundles, key=lambda n: _VersionKey(bundles[n])):
+            version = bundles[name]
+            created: set[str] = set()
+            for kind in kinds:
+                channel_name = _channel_name(archetype, kind, version)
+                channel = channels.get(channel_name)
+                if channel is None:
+                    channel = channels[channel_name] = _Channel(channel_name)
+                    candidate = (rank, version, kind, channel_name)
+                    if better(candidate, high, template.preference):
+                        high, tied = candidate, False
+                    elif candidate[:2] == high[:2] and high[3] in created:
+                        # Same bundle, same archetype: v1.26.5 picks either, by map order.
+                        tied = True
+                    created.add(channel_name)
+                channel.entries.append({"name": name})
+                edges.append(
+                    _Entry(archetype, kind, channel_name, name, version, len(channel.entries) - 1)
+                )
+    _link(channels, edges)
+    return channels, high[3], tied
+
+
+def _v126_better(
+    new: tuple[int, Version, str, str], old: tuple[int, Version, str, str], _: str
+) -> bool:
+    return new[0] > old[0] or new[1].compare(old[1]) > 0
+
+
+_KIND_RANK = {"minor": 2, "major": 1, "": 0}
+
+
+def _v172_better(
+    new: tuple[int, Version, str, str], old: tuple[int, Version, str, str], preference: str
+) -> bool:
+    if new[0] != old[0]:
+        return new[0] > old[0]
+    order = new[1].compare(old[1])
+    if order:
+        return order > 0
+    if new[2] != old[2]:
+        if new[2] == preference:
+            return True
+        if old[2] == preference:
+            return False
+        return _KIND_RANK[new[2]] > _KIND_RANK[old[2]]
+    return False
+
+
+class _VersionKey:
+    """Sort key: blang ``LT`` (versions in one archetype never compare equal, see validation)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, version: Version) -> None:
+        self.version = version
+
+    def __lt__(self, other: _VersionKey) -> bool:
+        return bool(self.version.compare(other.version) < 0)
+
+
+def _link(channels: dict[str, _Channel], edges: list[_Entry]) -> None:
+    """``linkChannels``: replaces and skips within each run of one archetype, kind and major."""
+    edges.sort(
+        key=lambda e: (ARCHETYPES.index(e.archetype), _KIND_ORDER[e.kind], _VersionKey(e.version))
+    )
+    previous_max = ""
+    skips: set[str] = set()
+
+    def close(entry: _Entry) -> None:
+        target = channels[entry.channel].entries[entry.index]
+        target["replaces"] = previous_max
+        target["skips"] = sorted(skips - {previous_max})
+
+    for index in range(1, len(edges)):
+        prev, cur = edges[index - 1], edges[index]
+        new_run = (
+            cur.archetype != prev.archetype
+            or cur.kind != prev.kind
+            or cur.version.major != prev.version.major
+        )
+        minor_change = cur.version.minor != prev.version.minor
+        if new_run or minor_change:
+            close(prev)
+        if new_run:
+            skips = set()
+            previous_max = ""
+        else:
+            if minor_change:
+                previous_max = prev.name
+            skips.add(prev.name)
+    if edges:
+        close(edges[-1])
+
+
+def _package_metadata(channel: _Channel | None, resolved: dict[str, ResolvedBundle]) -> list[str]:
+    """v1.72 ``populatePackageMetadata``: description and first icon of the default channel
+    head's CSV (the last entry: entries are added in ascending version order)."""
+    if channel is None or not channel.entries:
+        return []
+    head = channel.entries[-1]["name"]
+    csv = next((r.csv for r in resolved.values() if r.bundle.name == head), None)
+    if csv is None:
+        return []
+    spec = csv.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    out: list[str] = []
+    icons = spec.get("icon")
+    icon_text = None
+    if isinstance(icons, list) and icons:
+        decoded: list[tuple[bytes, str]] = []
+        for icon in icons:
+            if not isinstance(icon, dict):
+                decoded = []
+                break
+            data, mediatype = icon.get("base64data"), icon.get("mediatype", "")
+            try:
+                raw = base64.b64decode(
+                    str(data or "").replace("\r", "").replace("\n", ""), validate=True
+                )
+            except (binascii.Error, ValueError):
+                decoded = []  # json.Unmarshal of the icon list fails: no icon at all
+                break
+            decoded.append((raw, str(mediatype or "")))
+        if decoded:
+            raw, mediatype = decoded[0]
+            icon_text = (
+                f'"icon":{{"base64data":{go_string(base64.b64encode(raw).decode())},'
+                f'"mediatype":{go_string(mediatype)}}}'
+            )
+    description = spec.get("description")
+    if isinstance(description, str) and description:
+        out.append(f'"description":{go_string(description)}')
+    if icon_text:
+        out.insert(0, icon_text)
+    return out
+
+
+def describe(template: SemverTemplate) -> dict[str, Any]:
+    """A JSON-able summary (for reports)."""
+    return {
+        "generateMajorChannels": template.generate_major,
+        "generateMinorChannels": template.generate_minor,
+        "defaultChannelTypePreference": template.preference,
+        **{a: len(template.bundles.get(a, ())) for a in ARCHETYPES},
+    }
+
+
+def dump(template: SemverTemplate, *, explicit_preference: bool = False) -> str:
+    """The template as YAML (both generate flags always written, so v1.26.5 and v1.72 read it
+    alike)."""
+    lines = [
+        f"schema: {SCHEMA}",
+        f"generateMajorChannels: {json.dumps(template.generate_major)}",
+        f"generateMinorChannels: {json.dumps(template.generate_minor)}",
+    ]
+    if explicit_preference:
+        lines.append(f"defaultChannelTypePreference: {template.preference}")
+    for archetype in ARCHETYPES:
+        refs = template.bundles.get(archetype, ())
+        if not refs:
+            continue
+        lines.append(f"{archetype}:")
+        lines.append("  bundles:")
+        lines += [f"  - image: {_yaml_scalar(ref)}" for ref in refs]
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_scalar(text: str) -> str:
+    """A plain scalar when YAML reads it back as the same string, else a JSON string."""
+    from olmcat.files.yaml import load
+
+    try:
+        if text and text.strip() == text and load(f"x: {text}") == {"x": text}:
+            return text
+    except Exception:  # any YAML trouble: quote it
+        pass
+    return json.dumps(text)
+
+
+Resolve = Callable[[str], ResolvedBundle]
