@@ -16,12 +16,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from olmcat.errors import InputError
-from olmcat.go.json import RawNumber, encode, go_float, go_marshal, go_string
+from olmcat.errors import InputError, OutputError
+from olmcat.go.json import RawNumber, compact, encode, go_float, go_marshal, go_string
 from olmcat.go.sort import sort_slice
 
 OpmVersion = Literal["1.26", "1.72"]
@@ -54,19 +55,92 @@ class Config:
 # -- decoding a JSON object into a Go struct ------------------------------------------------------
 
 
+class RawDict(dict[str, Any]):
+    """A JSON object that also remembers its raw text and that of each value
+    (``json.RawMessage``)."""
+
+    raw: dict[str, str]
+    raw_text: str | None = None
+
+
+class RawList(list[Any]):
+    """A JSON array that also remembers the raw text of each element."""
+
+    raw: list[str]
+
+
+_RAW_DECODER = json.JSONDecoder(parse_float=RawNumber)
+_SPACE = " \t\r\n"
+
+
+def parse_json_raw(text: str, index: int = 0) -> tuple[Any, int]:
+    """Decode the JSON value at ``index`` keeping raw value texts (string escapes, number
+    spelling, key order) for every object member and array element; returns (value, end)."""
+    while index < len(text) and text[index] in _SPACE:
+        index += 1
+    if index < len(text) and text[index] == "{":
+        out = RawDict()
+        out.raw = {}
+        start = index
+        index += 1
+        while True:
+            while text[index] in _SPACE:
+                index += 1
+            if text[index] == "}":
+                out.raw_text = text[start : index + 1]
+                return out, index + 1
+            if text[index] == ",":
+                index += 1
+                continue
+            key, index = _RAW_DECODER.raw_decode(text, index)
+            while text[index] in _SPACE:
+                index += 1
+            index += 1  # ':'
+            while text[index] in _SPACE:
+                index += 1
+            value, end = parse_json_raw(text, index)
+            out[key] = value  # a repeated key: the last wins, as in Go
+            out.raw[key] = text[index:end]
+            index = end
+    if index < len(text) and text[index] == "[":
+        items = RawList()
+        items.raw = []
+        index += 1
+        while True:
+            while text[index] in _SPACE:
+                index += 1
+            if text[index] == "]":
+                return items, index + 1
+            if text[index] == ",":
+                index += 1
+                continue
+            value, end = parse_json_raw(text, index)
+            items.append(value)
+            items.raw.append(text[index:end])
+            index = end
+    value, end = _RAW_DECODER.raw_decode(text, index)
+    return value, end
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where a decoded document came from: JSON keeps raw values' key order, YAML was converted
-    by sigs.k8s.io/yaml (keys sorted, numbers as Go formats them)."""
+    """Where a decoded document came from: JSON keeps raw values as written (compacted on
+    output), YAML was converted by sigs.k8s.io/yaml (keys sorted, numbers as Go formats them)."""
 
     where: str
     from_yaml: bool
 
-    def raw(self, value: Any) -> str:
+    def raw(self, value: Any, raw_text: str | None = None) -> str:
         """A ``json.RawMessage`` value as opm writes it (compacted, no HTML escaping)."""
-        if self.from_yaml:
-            return go_marshal(value, escape_html=False)
-        return encode(value)
+        if self.from_yaml or raw_text is None:
+            return go_marshal(value, escape_html=False) if self.from_yaml else encode(value)
+        return compact(raw_text)
+
+
+def raw_member(container: Any, key: str) -> str | None:
+    """The raw text of ``container[key]`` when the container came from JSON text."""
+    raw = getattr(container, "raw", None)
+    return raw.get(key) if isinstance(raw, dict) else None
 
 
 def _is_string(value: Any) -> bool:
@@ -97,6 +171,16 @@ def struct_fields(obj: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
         if target is not None:
             out[target] = value
     return out
+
+
+def matched_key(obj: dict[str, Any], name: str, names: Sequence[str]) -> str:
+    """The key of ``obj`` that set field ``name`` (the last one mapping to it)."""
+    folded = {n.lower(): n for n in names}
+    found = ""
+    for key in obj:
+        if (key if key in names else folded.get(key.lower())) == name:
+            found = key
+    return found
 
 
 class Decoder:
@@ -143,13 +227,13 @@ class Decoder:
         out = []
         for index, item in enumerate(items):
             where = f"{at}properties[{index}]."
-            entry = struct_fields(self.obj(item, where[:-1]), ("type", "value"))
+            item = self.obj(item, where[:-1])
+            entry = struct_fields(item, ("type", "value"))
             type_ = self.string(entry, "type", where)
             value = entry.get("value")
-            out.append(
-                f'{{"type":{go_string(type_)},"value":'
-                f"{'null' if value is None else self.source.raw(value)}}}"
-            )
+            raw = raw_member(item, matched_key(item, "value", ("type", "value")))
+            text = "null" if value is None else self.source.raw(value, raw)
+            out.append(f'{{"type":{go_string(type_)},"value":{text}}}')
         return "[" + ",".join(out) + "]"
 
 
@@ -362,7 +446,10 @@ def meta_blob(doc: dict[str, Any], source: Source, opm: OpmVersion, schema: str)
     package = decoder.string(fields, "package")
     name = fields.get("name") if _is_string(fields.get("name")) else ""
     # v1.26.5 keeps the raw blob; v1.72 decodes it into a map and encodes that again.
-    text = source.raw(doc) if opm == "1.26" else go_marshal(_as_float64(doc), escape_html=False)
+    if opm == "1.26":
+        text = source.raw(doc, getattr(doc, "raw_text", None))
+    else:
+        text = go_marshal(_as_float64(doc), escape_html=False)
     return Blob(schema, package, str(name or ""), text)
 
 
@@ -414,11 +501,29 @@ def ordered(config: Config, opm: OpmVersion) -> Iterator[tuple[str, list[Blob]]]
         yield "", root
 
 
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def render_blobs(blobs: Iterable[Blob], output: OutputFormat) -> Iterator[str]:
     from olmcat.writers.fbc import render_json, render_yaml
 
-    texts = (b.text for b in blobs)
-    return render_json(texts) if output == "json" else render_yaml(texts)
+    if output == "json":
+        yield from render_json(b.text for b in blobs)
+        return
+    for blob in blobs:
+        if _SURROGATE_ESCAPE.search(blob.text):
+            # opm's JSON -> YAML step parses the JSON text with yaml.v2, which refuses these.
+            raise OutputError(
+                f"{blob.schema} {blob.name!r}: cannot be written as YAML: a raw JSON value "
+                "holds a UTF-16 surrogate escape (yaml.v2: found invalid Unicode character "
+                "escape code)"
+            )
+        try:
+            yield from render_yaml([blob.text])
+        except ValueError as exc:  # text yaml.v2 cannot write: opm fails too
+            raise OutputError(
+                f"{blob.schema} {blob.name!r}: cannot be written as YAML: {exc}"
+            ) from None
 
 
 def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str]:
@@ -427,22 +532,73 @@ def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str
         yield from render_blobs(blobs, output)
 
 
+def _v2_loader() -> type:
+    """olmcat's Go-flavoured YAML loader plus yaml.v2's one-letter booleans (``y``, ``n``):
+    decoding into ``json.RawMessage``, as opm's template readers do, keeps them booleans."""
+    import re
+
+    import yaml
+
+    from olmcat.files.yaml import GoLoader
+
+    class V2Loader(GoLoader):  # type: ignore[misc]
+        pass
+
+    V2Loader.yaml_implicit_resolvers = {
+        k: list(v) for k, v in GoLoader.yaml_implicit_resolvers.items()
+    }
+    V2Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
+    )
+
+    def construct_bool(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
+        value = str(loader.construct_scalar(node))
+        return value.lower() in ("y", "yes", "true", "on")
+
+    V2Loader.add_constructor("tag:yaml.org,2002:bool", construct_bool)
+    return V2Loader
+
+
+_V2_LOADER: type | None = None
+
+
+def load_all_v2(text: str) -> Iterator[Any]:
+    """The documents of a YAML stream as yaml.v2 resolves them (see :func:`_v2_loader`)."""
+    import yaml
+
+    from olmcat.files.yaml import _stringify_keys
+
+    global _V2_LOADER
+    if _V2_LOADER is None:
+        _V2_LOADER = _v2_loader()
+    for document in yaml.load_all(text, Loader=_V2_LOADER):  # a SafeLoader subclass
+        if document is not None:
+            yield _stringify_keys(document)
+
+
 def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | Any, Source]]:
     """The documents of a template as the k8s YAML-or-JSON decoder reads them: a stream is JSON
     when it starts with ``{`` (after whitespace), otherwise YAML documents."""
-    from olmcat.files.yaml import load_all
-    from olmcat.readers.fbc import iter_json_stream
-
     if text.lstrip(" \t\r\n").startswith("{"):
-        import io
-
         source = Source(where, from_yaml=False)
-        for _, doc in iter_json_stream(io.StringIO(text), where):
+        # v1.26.5 un-escapes these three in every document's raw text before decoding it.
+        text = text.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")
+        index, number = 0, 0
+        while True:
+            while index < len(text) and text[index] in _SPACE:
+                index += 1
+            if index >= len(text):
+                return
+            number += 1
+            try:
+                doc, end = parse_json_raw(text, index)
+            except (ValueError, IndexError):
+                raise InputError(f"{where}: document {number} is not valid JSON") from None
             yield doc, source
-        return
+            index = end
     source = Source(where, from_yaml=True)
     try:
-        documents = list(load_all(text))
+        documents = list(load_all_v2(text))
     except Exception as exc:  # yaml errors of libyaml
         raise InputError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
     for doc in documents:

@@ -118,6 +118,15 @@ def render_directory(path: Path, ref: str, notify: NoticeSink) -> ResolvedBundle
     return ResolvedBundle(render(bundle_dir, ref, warn=warn), bundle_dir.csv, f"bundle dir {path}")
 
 
+def _render_unpacked(scratch: Path, ref: str, shown: str, notify: NoticeSink) -> ResolvedBundle:
+    """Render an unpacked image; problems name the image, not the scratch directory."""
+    try:
+        return render_directory(scratch, ref, notify)
+    except (InputError, ValidationError) as error:
+        message = str(error).replace(str(scratch), shown)
+        raise type(error)(message) from None
+
+
 @dataclass(slots=True)
 class _CatalogIndex:
     """Where each bundle image of one catalog lives, and the package last loaded from it."""
@@ -218,12 +227,12 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
         if archive is not None:
             with _scratch() as scratch:
                 extract_bundle_image(archive, scratch, ref)
-                resolved = render_directory(scratch, ref, self.notify)
+                resolved = _render_unpacked(scratch, ref, f"{archive} (image {ref})", self.notify)
             return ResolvedBundle(resolved.bundle, resolved.csv, f"archive {archive}")
         if self.fetcher is not None:
             with _scratch() as scratch:
                 self.fetcher(ref, scratch)
-                resolved = render_directory(scratch, ref, self.notify)
+                resolved = _render_unpacked(scratch, ref, f"image {ref}", self.notify)
             return ResolvedBundle(resolved.bundle, resolved.csv, "registry")
         raise InputError(
             f"cannot resolve bundle image {ref}: no --bundle-dir/--bundle-map entry, no "
@@ -259,7 +268,14 @@ def extract_bundle_image(archive: Path, dest: Path, ref: str | None = None) -> N
     with open_image(archive) as image:
         for part in ("manifests", "metadata"):
             # The archive reader materialises one labelled path at a time; reuse it per folder.
-            image._materialise(part, f"/{part}", "fbc", dest)
+            try:
+                image._materialise(part, f"/{part}", "fbc", dest)
+            except InputError as error:
+                raise InputError(
+                    f"{archive}: not a bundle image"
+                    + (f" for {ref}" if ref else "")
+                    + f": /{part}: {str(error).split(': ', 1)[-1]}"
+                ) from None
     if not (dest / "manifests").is_dir() or not (dest / "metadata").is_dir():
         raise InputError(
             f"{archive}: not a bundle image (no /manifests and /metadata)"

@@ -108,6 +108,11 @@ class _StrictDecoder:
         value = fields.get(key)
         if value is None:
             return ""
+        # sigs.k8s.io/yaml turns YAML booleans and integers into strings for string fields.
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
         if not isinstance(value, str):
             raise self.fail(f"{at}{key} must be a string, got {value!r}")
         return value
@@ -115,10 +120,11 @@ class _StrictDecoder:
 
 def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
     """Read a semver template (YAML or JSON) with opm's strictness."""
-    from olmcat.files.yaml import load
+    from olmcat.templates.decl import load_all_v2
 
     try:
-        doc = load(_no_duplicate_keys(text, where))
+        documents = list(load_all_v2(_no_duplicate_keys(text, where)))
+        doc = documents[0] if documents else None
     except InputError:
         raise
     except Exception as exc:  # yaml errors from libyaml
@@ -362,6 +368,12 @@ def _generate(
             kind == "minor" and template.generate_minor
         ):
             kinds.append(kind)
+    if not kinds:
+        # v1.26.5 then links an empty entry list and panics (index out of range).
+        raise InputError(
+            f"package {package}: generateMajorChannels and generateMinorChannels are both false, "
+            "so no channel would be generated (opm v1.26.5 crashes on such a template)"
+        )
     channels: dict[str, _Channel] = {}
     edges: list[_Entry] = []
     tied = False
