@@ -48,6 +48,10 @@ COMMANDS = {
     "cache": "olmcat.commands.cache:cache",
     "render-template": "olmcat.commands.templates:render_template",
     "template": "olmcat.commands.templates:template",
+    "rm": "olmcat.commands.maintain:rm",
+    "prune": "olmcat.commands.maintain:prune",
+    "prune-stranded": "olmcat.commands.maintain:prune_stranded",
+    "deprecate-truncate": "olmcat.commands.maintain:deprecate_truncate",
 }
 
 # command name -> the first paragraph of its help, so that ``olmcat --help`` lists the commands

@@ -541,7 +541,7 @@ def _v2_loader() -> type:
 
     from olmcat.files.yaml import GoLoader
 
-    class V2Loader(GoLoader):  # type: ignore[misc]
+    class V2Loader(GoLoader):
         pass
 
     V2Loader.yaml_implicit_resolvers = {
