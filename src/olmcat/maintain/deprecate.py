@@ -259,7 +259,7 @@ def deprecate_truncate(
                 per_package[package].append(name)
     outcomes: dict[str, _Outcome] = {}
 
-    def transform(pkg: PackageCatalog | None) -> PackageCatalog | None:
+    def transform(_: str, pkg: PackageCatalog | None) -> PackageCatalog | None:
         assert pkg is not None
         names = per_package.get(pkg.name)
         if not names:

@@ -100,7 +100,7 @@ def remove_packages(
     log = NoticeLog(forward=notify)
     seen: set[str] = set()
 
-    def transform(pkg: PackageCatalog | None) -> PackageCatalog | None:
+    def transform(_: str, pkg: PackageCatalog | None) -> PackageCatalog | None:
         assert pkg is not None
         if pkg.name in wanted:
             seen.add(pkg.name)
@@ -156,7 +156,7 @@ def prune_packages(
         )
     removing = bool(names - kept)
 
-    def transform(pkg: PackageCatalog | None) -> PackageCatalog | None:
+    def transform(_: str, pkg: PackageCatalog | None) -> PackageCatalog | None:
         assert pkg is not None
         if pkg.name not in kept:
             return None
@@ -179,7 +179,7 @@ def prune_stranded(
     """``opm index prune-stranded``: remove bundles that no channel lists."""
     log = NoticeLog(forward=notify)
 
-    def transform(pkg: PackageCatalog | None) -> PackageCatalog | None:
+    def transform(_: str, pkg: PackageCatalog | None) -> PackageCatalog | None:
         assert pkg is not None
         return without_stranded(pkg, log)
 

@@ -27,9 +27,9 @@ from olmcat.model import CatalogStats, Meta, PackageCatalog
 from olmcat.notices import NoticeLog, NoticeSink, discard
 from olmcat.writers.fbc import OutputFormat, write_directory
 
-# A verb's view of one package: the package (None when the catalog lacks it) -> the new package
-# (None to drop it).
-Transform = Callable[[PackageCatalog | None], PackageCatalog | None]
+# A verb's view of one package: (name, the package or None when the catalog lacks it) -> the new
+# package (None to drop it).
+Transform = Callable[[str, PackageCatalog | None], PackageCatalog | None]
 
 
 @dataclass(slots=True)
@@ -112,8 +112,8 @@ def rewrite(
         others: list[Meta] = list(source.global_others())
 
         def packages() -> Iterator[PackageCatalog]:
-            for _, old in _merge(source.packages(), dict.fromkeys(new_packages)):
-                new = transform(old)
+            for name, old in _merge(source.packages(), dict.fromkeys(new_packages)):
+                new = transform(name, old)
                 change = diff_package(old, new)
                 if change is not None:
                     diffs.append(change)
