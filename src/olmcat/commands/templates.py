@@ -343,11 +343,26 @@ def template_basic(
 
 @examples(
     "olmcat template semver index.db templates/ --report lossiness.json",
+    "olmcat template semver catalog/ templates/ --archetype alpha=stable --streams minor",
     "olmcat template semver catalog/ - -p etcd",
     "olmcat template semver --strict catalog/ templates/   # exit 1 if any graph would change",
 )
 @template.command("semver")
 @_template_command("semver")
+@click.option(
+    "--archetype",
+    "archetypes",
+    multiple=True,
+    metavar="CHANNEL=ARCHETYPE",
+    help="Put the bundles of CHANNEL into candidate, fast or stable (repeatable); other channels "
+    "are placed by name (stable/release/ga... -> stable, fast -> fast, else candidate) or as "
+    "the closest layout needs.",
+)
+@click.option(
+    "--streams",
+    type=click.Choice(("minor", "major", "both")),
+    help="Which channels to generate (default: whichever renders closest to the catalog).",
+)
 def template_semver(
     ctx: click.Context,
     catalog: str,
@@ -358,6 +373,8 @@ def template_semver(
     strict: bool,
     report: Path | None,
     quiet: bool,
+    archetypes: tuple[str, ...],
+    streams: str | None,
 ) -> None:
     """Write a semver template per package of CATALOG into the directory OUT (- for stdout).
 
@@ -366,8 +383,28 @@ def template_semver(
     is rendered and compared by the diff engine. The lossiness report lists every channel, head,
     upgrade edge, bundle or package field the rendered template would add, drop or change.
     """
+    forced: dict[str, str] = {}
+    for text in archetypes:
+        channel, sep, archetype = text.partition("=")
+        if not sep or archetype not in ("candidate", "fast", "stable"):
+            raise click.BadParameter(
+                f"{text!r}: expected CHANNEL=candidate|fast|stable", param_hint="--archetype"
+            )
+        forced[channel] = archetype
     _generate(
-        ctx, "semver", catalog, out, packages, output, opm_version, strict, report, quiet, False
+        ctx,
+        "semver",
+        catalog,
+        out,
+        packages,
+        output,
+        opm_version,
+        strict,
+        report,
+        quiet,
+        False,
+        forced or None,
+        streams,
     )
 
 
@@ -383,6 +420,8 @@ def _generate(
     report: Path | None,
     quiet: bool,
     inline_bundles: bool,
+    archetypes: dict[str, str] | None = None,
+    streams: str | None = None,
 ) -> None:
     from olmcat.diff.render import package_lines
     from olmcat.notices import write_report
@@ -399,6 +438,8 @@ def _generate(
             opm=opm_version,  # type: ignore[arg-type]
             output=output,  # type: ignore[arg-type]
             inline_bundles=inline_bundles,
+            archetypes=archetypes,
+            streams=streams,  # type: ignore[arg-type]
             notify=notices,
         )
 
@@ -413,8 +454,10 @@ def _generate(
             for line in package_lines(pkg.diff):
                 stream.write(f"{'    ' * line.depth}{line.mark} {line.text}\n")
         exact = sum(p.exact for p in result.packages)
+        count = len(result.packages)
         summary = (
-            f"{len(result.packages)} {kind} templates written to {out}; round trip: {exact} "
+            f"{count} {kind} template{'' if count == 1 else 's'} written to {out}; round trip: "
+            f"{exact} "
             f"exact, {len(result.packages) - exact} with differences"
         )
         if not result.exact:

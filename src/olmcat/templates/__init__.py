@@ -251,11 +251,15 @@ def generate_templates(
     opm: OpmVersion = "1.26",
     output: OutputFormat | None = None,
     inline_bundles: bool = False,
+    archetypes: dict[str, str] | None = None,
+    streams: Literal["minor", "major", "both"] | None = None,
     notify: NoticeSink = discard,
     stdout: Any = None,
 ) -> TemplateReport:
     """One template per package of ``catalog_ref`` into the directory ``out`` (or ``-``: the one
-    package's template on ``stdout``), each checked by a real round trip."""
+    package's template on ``stdout``), each checked by a real round trip. Semver only:
+    ``archetypes`` fixes the archetype (candidate, fast, stable) of channels by name, ``streams``
+    the stream kinds generated; otherwise the closest layout is chosen."""
     from olmcat.readers.catalog import open_catalog
     from olmcat.templates import generate
     from olmcat.writers.fbc import check_package_name, staged_directory
@@ -291,7 +295,9 @@ def generate_templates(
                         kind, text, pkg, opm=opm, inline_bundles=inline_bundles, notify=log
                     )
                 else:
-                    text, settings, diff = _best_semver(pkg, owners, opm, fmt, log)
+                    text, settings, diff = _best_semver(
+                        pkg, owners, opm, fmt, log, archetypes, streams
+                    )
                 left = [
                     n.bundle
                     for n in log.notices[before:]
@@ -339,11 +345,20 @@ def _best_semver(
     opm: OpmVersion,
     fmt: OutputFormat,
     log: NoticeLog,
+    archetypes: dict[str, str] | None = None,
+    streams: str | None = None,
 ) -> tuple[str, dict[str, Any], PackageDiff | None]:
     """The candidate template whose rendered graph is closest to the package."""
     from olmcat.templates import generate
 
-    candidates = generate.semver_candidates(pkg, owners, opm=opm, notify=log)
+    candidates = generate.semver_candidates(
+        pkg, owners, opm=opm, archetypes=archetypes, streams=streams, notify=log
+    )
+    if not candidates:
+        raise InputError(
+            f"package {pkg.name}: opm v1.26.5 cannot default to major channels when both "
+            "kinds are generated; use --opm-version 1.72 or another --streams"
+        )
     if not any(any(t.bundles.values()) for _, t in candidates):
         log(
             Notice(

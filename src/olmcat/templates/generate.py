@@ -156,9 +156,11 @@ def _archetype_by_name(channel: str) -> str:
     return "candidate"
 
 
-def layouts(pkg: PackageCatalog) -> list[Layout]:
-    """Candidate channel -> archetype mappings, the most natural first."""
+def layouts(pkg: PackageCatalog, forced: Mapping[str, str] | None = None) -> list[Layout]:
+    """Candidate channel -> archetype mappings, the most natural first; ``forced`` fixes the
+    archetype of some channels in every layout."""
     names = sorted(c.name for c in pkg.channels)
+    forced = forced or {}
     by_name: dict[str, list[str]] = {a: [] for a in ARCHETYPES}
     for name in names:
         by_name[_archetype_by_name(name)].append(name)
@@ -172,6 +174,22 @@ def layouts(pkg: PackageCatalog) -> list[Layout]:
         Layout("all-stable", {"candidate": (), "fast": (), "stable": tuple(names)}),
         Layout("default-stable", {a: tuple(v) for a, v in default_stable.items()}),
     ]
+    if forced:
+        options = [
+            Layout(
+                o.name,
+                {
+                    a: tuple(
+                        sorted(
+                            {c for c in o.archetypes[a] if c not in forced}
+                            | {c for c, f in forced.items() if f == a and c in names}
+                        )
+                    )
+                    for a in ARCHETYPES
+                },
+            )
+            for o in options
+        ]
     unique: list[Layout] = []
     for option in options:
         if all(option.archetypes != seen.archetypes for seen in unique):
@@ -192,6 +210,8 @@ def semver_candidates(
     image_owners: Mapping[str, int],
     *,
     opm: OpmVersion = "1.26",
+    archetypes: Mapping[str, str] | None = None,
+    streams: str | None = None,
     notify: NoticeSink = discard,
 ) -> list[tuple[str, SemverTemplate]]:
     """Every template worth trying, with a label; bundles a semver template cannot carry are
@@ -223,7 +243,7 @@ def semver_candidates(
             )
     candidates: list[tuple[str, SemverTemplate]] = []
     reported: set[tuple[str, str]] = set()
-    for layout in layouts(pkg):
+    for layout in layouts(pkg, archetypes):
         refs: dict[str, tuple[str, ...]] = {}
         for archetype in ARCHETYPES:
             members = sorted(
@@ -256,6 +276,9 @@ def semver_candidates(
         for major, minor, preference in FLAG_OPTIONS:
             if opm == "1.26" and major and minor and preference == "major":
                 continue  # needs defaultChannelTypePreference, which v1.26.5 refuses
+            kind = "both" if major and minor else "major" if major else "minor"
+            if streams is not None and streams != kind:
+                continue
             template = SemverTemplate(major, minor, preference, refs)
             label = (
                 f"{layout.name}, "
