@@ -190,6 +190,22 @@ def test_refusals(refs: dict[str, Path], text: str, message: str) -> None:
         render(refs, text)
 
 
+def test_two_images_of_one_bundle_are_refused(refs: dict[str, Path], tmp_path: Path) -> None:
+    """opm v1.26.5 writes both olm.bundle blobs, in Go map order: an invalid catalog that differs
+    from run to run. olmcat refuses the template (a named deviation)."""
+    copy = dict(refs)
+    copy["example.com/demo:copy"] = refs[ref("1.0.0")]
+    text = json.dumps(
+        {
+            "schema": "olm.semver",
+            "candidate": {"bundles": [{"image": ref("1.0.0")}]},
+            "stable": {"bundles": [{"image": "example.com/demo:copy"}]},
+        }
+    )
+    with pytest.raises(InputError, match=r'are both bundle "demo\.v1\.0\.0"'):
+        render(copy, text)
+
+
 def test_build_metadata_is_fine_across_archetypes(refs: dict[str, Path]) -> None:
     blobs = render(refs, template(candidate=["1.1.0+build.7"], stable=["1.1.0"]))
     assert set(channels(blobs)) == {"candidate-v1.1", "stable-v1.1"}
