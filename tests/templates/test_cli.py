@@ -155,6 +155,10 @@ def test_usage_errors(catalog: Path, tmp_path: Path) -> None:
     code, _, err = invoke("render-template", "semver", str(tmp_path / "missing.yaml"))
     assert code == 1 and "no such file" in err
     template = tmp_path / "t.yaml"
-    template.write_text("schema: olm.semver\nstable:\n  bundles:\n  - image: quay.io/x/y:1\n")
-    code, _, err = invoke("render-template", str(template))
-    assert code == 1 and "cannot resolve bundle image quay.io/x/y:1" in err
+    # port 1 on loopback: nothing listens, so pulling fails at once (no test leaves loopback)
+    template.write_text("schema: olm.semver\nstable:\n  bundles:\n  - image: 127.0.0.1:1/x/y:1\n")
+    code, _, err = invoke("render-template", str(template), "--use-http")
+    assert code == 1 and "cannot resolve bundle image 127.0.0.1:1/x/y:1" in err
+    assert "pulling it failed" in err
+    code, _, err = invoke("render-template", str(template), "--no-pull")
+    assert code == 1 and "pulling from registries is off (--no-pull)" in err

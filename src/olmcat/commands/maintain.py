@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from olmcat.commands._common import NoticeReport, examples, run
+from olmcat.commands._registry import registry_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,6 +47,7 @@ def _common(function: F) -> F:
             "what was done, every notice) as JSON.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="No summary."),
+        registry_options(),
     ]
     for option in reversed(options):
         function = option(function)

@@ -18,6 +18,7 @@ from olmcat.commands._common import (
     report_option,
     run,
 )
+from olmcat.commands._registry import registry_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +55,12 @@ def _resolution_options(command: F) -> F:
             "SQLite DB, index image archive, ...). Repeatable; checked after bundle dirs.",
         ),
         click.option(
+            "--no-pull",
+            is_flag=True,
+            help="Never contact a registry: an image no local source resolves is an error. "
+            "Without it such images are pulled (registry options below), checked last.",
+        ),
+        click.option(
             "--bundle-archive",
             "bundle_archives",
             multiple=True,
@@ -72,6 +79,7 @@ def _resolver(
     bundle_map: Path | None,
     resolve_from: tuple[str, ...],
     bundle_archives: tuple[str, ...],
+    no_pull: bool,
     notify: Any,
 ) -> Any:
     from olmcat.templates.resolve import BundleResolver, parse_assignment, read_mapping_file
@@ -85,17 +93,16 @@ def _resolver(
         bundle_dirs=dirs,
         catalogs=tuple(resolve_from),
         archives=archives,
-        fetcher=_registry_fetcher(),
+        fetcher=None if no_pull else _registry_fetcher(),
         notify=notify,
     )
 
 
 def _registry_fetcher() -> Any:
-    """The registry hook: pulls bundle images once a registry client exists in olmcat."""
-    try:
-        from olmcat.templates.resolve import registry_fetcher  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+    """Bundle images no local source resolves are pulled from their registry (the registry
+    options of the command apply)."""
+    from olmcat.templates.resolve import registry_fetcher
+
     return registry_fetcher()
 
 
@@ -138,6 +145,7 @@ def _registry_fetcher() -> Any:
     help="Write DIR/<package>/catalog.<json|yaml> (atomically) instead of printing the stream.",
 )
 @report_option
+@registry_options()
 @click.pass_context
 def render_template(
     ctx: click.Context,
@@ -147,6 +155,7 @@ def render_template(
     bundle_dirs: tuple[str, ...],
     bundle_map: Path | None,
     resolve_from: tuple[str, ...],
+    no_pull: bool,
     bundle_archives: tuple[str, ...],
     inline_bundles: bool,
     opm_version: str,
@@ -166,6 +175,7 @@ def render_template(
       1. --bundle-dir / --bundle-map: a local bundle directory
       2. --resolve-from: the olm.bundle blob of an existing catalog
       3. --bundle-archive: a saved bundle image
+      4. the image's registry (not with --no-pull)
     The output is byte-identical to opm v1.26.5 (--opm-version 1.72: opm v1.72's rules).
     """
     from olmcat.templates import detect_kind, render_text
@@ -184,7 +194,9 @@ def render_template(
     def action() -> None:
         text, where = _read(path)
         chosen = kind or detect_kind(text, where)
-        with _resolver(bundle_dirs, bundle_map, resolve_from, bundle_archives, notices) as res:
+        with _resolver(
+            bundle_dirs, bundle_map, resolve_from, bundle_archives, no_pull, notices
+        ) as res:
             config = render(
                 chosen,  # type: ignore[arg-type]
                 text,
@@ -284,6 +296,7 @@ def _template_command(kind: str) -> Callable[[F], F]:
                 "rendered template) and every notice as JSON.",
             ),
             quiet_option,
+            registry_options(),
             click.pass_context,
         ]
         for option in reversed(options):

@@ -231,13 +231,20 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
             return ResolvedBundle(resolved.bundle, resolved.csv, f"archive {archive}")
         if self.fetcher is not None:
             with _scratch() as scratch:
-                self.fetcher(ref, scratch)
+                try:
+                    self.fetcher(ref, scratch)
+                except InputError as error:
+                    raise InputError(
+                        f"cannot resolve bundle image {ref}: no --bundle-dir/--bundle-map entry, "
+                        "--resolve-from catalog or --bundle-archive has it, and pulling it "
+                        f"failed: {error}"
+                    ) from None
                 resolved = _render_unpacked(scratch, ref, f"image {ref}", self.notify)
             return ResolvedBundle(resolved.bundle, resolved.csv, "registry")
         raise InputError(
             f"cannot resolve bundle image {ref}: no --bundle-dir/--bundle-map entry, no "
             "--resolve-from catalog has a bundle with that image, no --bundle-archive for it"
-            + ("" if self.fetcher is not None else ", and no registry access is configured")
+            + ", and pulling from registries is off (--no-pull)"
         )
 
     def close(self) -> None:
@@ -281,3 +288,29 @@ def extract_bundle_image(archive: Path, dest: Path, ref: str | None = None) -> N
             f"{archive}: not a bundle image (no /manifests and /metadata)"
             + (f" for {ref}" if ref else "")
         )
+
+
+def registry_fetcher(options: Any = None) -> BundleFetcher:
+    """The registry hook: pull the bundle image (credentials, TLS and ``--use-http`` from
+    ``options``, else the command's registry options) through the blob cache and unpack its
+    ``manifests/`` and ``metadata/``."""
+
+    def fetch(ref: str, dest: Path) -> None:
+        from olmcat.oci.pull import _scratch_layout, resolve_image
+        from olmcat.oci.registry import RegistryPool, current_options
+        from olmcat.oci.transport import registry_reference
+
+        parsed = registry_reference(ref)
+        repository = f"{parsed.namespace}/{parsed.name}" if parsed.namespace else parsed.name
+        with RegistryPool(options or current_options()) as pool:
+            registry = pool.get(parsed.registry)
+            image = resolve_image(registry, repository, parsed.digest or parsed.tag)
+            scratch = _scratch_layout(image, image.layers)
+            try:
+                extract_bundle_image(scratch, dest, ref)
+            except InputError as exc:
+                raise InputError(str(exc).replace(str(scratch), ref)) from None
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    return fetch
