@@ -229,3 +229,52 @@ def test_templates_made_from_corpus_catalogs_render_as_opm_renders_them(
             assert rc == 0, f"{template.name}: {opm_err[-500:]}"
             ours = "".join(render_text(config, output))  # type: ignore[arg-type]
             assert ours == opm_out, f"{template.name} -o {output}"
+
+
+@pytest.fixture(scope="module")
+def converted_subset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    """The package-manifest corpus as bundle directories (``convert pkgman-to-bundles``) and as
+    the catalog ``migrate pkgman`` makes of them, each bundle named by the image built from it."""
+    from olmcat.migrate import migrate_pkgman
+    from olmcat.writers.bundles import pkgman_to_bundles
+    from tests.support.paths import corpus_path
+
+    root = tmp_path_factory.mktemp("converted")
+    pkgman_to_bundles(corpus_path("pkgman", "upstream-subset"), root / "bundles")
+    migrate_pkgman(
+        root / "bundles",
+        root / "catalog",
+        image_ref_template="127.0.0.1:5000/{package}-bundle:{dir}",
+    )
+    refs = {}
+    for package in sorted((root / "bundles").iterdir()):
+        for version in sorted(package.iterdir()):
+            refs[f"127.0.0.1:5000/{package.name}-bundle:{version.name}"] = version
+    return root / "catalog", refs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["basic", "semver"])
+def test_templates_made_from_the_package_manifest_corpus(
+    corpus_registry: tuple[OracleRegistry, dict[str, Path], BundleResolver],
+    converted_subset: tuple[Path, dict[str, Path]],
+    tmp_path: Path,
+    kind: str,
+) -> None:
+    """upstream-subset has no bundle images; converted to bundle directories and built into
+    images, its 40 packages give templates the oracle can render."""
+    registry, _, _ = corpus_registry
+    catalog, refs = converted_subset
+    templates = _generated(tmp_path, catalog, kind, None)
+    assert len(templates) == 40
+    with BundleResolver(bundle_dirs=refs) as resolver:
+        for template in templates:
+            text = template.read_text()
+            named = re.findall(r"127\.0\.0\.1:5000/[^\s\"]+", text)
+            registry.push_many([(r, refs[r]) for r in named])
+            config = render_template(kind, text, resolver)  # type: ignore[arg-type]
+            for output in ("json", "yaml"):
+                rc, opm_out, opm_err = opm_render(registry, kind, text, tmp_path, output)
+                assert rc == 0, f"{template.name}: {opm_err[-500:]}"
+                ours = "".join(render_text(config, output))  # type: ignore[arg-type]
+                assert ours == opm_out, f"{template.name} -o {output}"

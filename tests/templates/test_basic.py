@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from olmcat.errors import InputError
+from olmcat.errors import InputError, OutputError
 from olmcat.notices import NoticeLog
 from olmcat.templates import BundleResolver, detect_kind, render_template, render_text
 from tests.support.paths import parse_stream
@@ -196,3 +196,19 @@ def test_v172_re_encodes_unknown_blobs_as_maps(refs: dict[str, Path]) -> None:
 def test_yaml_output(refs: dict[str, Path]) -> None:
     out = render(refs, stream({"schema": "olm.package", "name": "demo"}), output="yaml")
     assert out == '---\ndefaultChannel: ""\nname: demo\nschema: olm.package\n'
+
+
+def test_escaped_special_characters_in_raw_values_as_yaml(refs: dict[str, Path]) -> None:
+    """yaml.v2 decodes escapes it would refuse (or fold) as raw characters; opm v1.26.5 then
+    writes them escaped in double quotes (expected bytes from the oracle's output)."""
+    text = (
+        '{"schema": "olm.package", "name": "demo", "properties": [{"type": "x.a", "value": '
+        '["\\u0085x", "\\u007f", "a\\u0085\\u0085b", "\\uffff"]}]}\n'
+    )
+    assert render(refs, text, output="yaml") == (
+        '---\ndefaultChannel: ""\nname: demo\nproperties:\n- type: x.a\n  value:\n'
+        '  - "\\Nx"\n  - "\\x7F"\n  - "a\\N\\Nb"\n  - "\\uFFFF"\nschema: olm.package\n'
+    )
+    # written raw (as Go's JSON encoder writes them), yaml.v2 refuses U+FFFF: so does olmcat
+    with pytest.raises(OutputError, match="cannot be written as YAML"):
+        render(refs, text.replace("\\uffff", "\uffff"), output="yaml")

@@ -271,6 +271,14 @@ def _fold_nel_run(match: re.Match[str]) -> str:
     return " " if breaks == 1 else "\n" * (breaks - 1)
 
 
+class ReadAsIs(str):
+    """A string whose JSON text spelled its special characters as ``\\uXXXX`` escapes (a raw
+    value opm passes through): yaml.v2 decodes the escapes, so its reader restrictions and
+    line-break folding do not apply to them."""
+
+    __slots__ = ()
+
+
 def _as_yaml_v2_reads(s: str, is_key: bool = False) -> str:
     """The string yaml.v2 decodes from Go's JSON encoding of ``s``.
 
@@ -278,6 +286,8 @@ def _as_yaml_v2_reads(s: str, is_key: bool = False) -> str:
     a NEL inside a key (a flow key cannot span lines), or a NEL followed by a
     document marker.
     """
+    if isinstance(s, ReadAsIs):
+        return str(s)
     bad = _REJECTED_CHARS.search(s)
     if bad is not None:
         raise EncodingError(
@@ -570,7 +580,9 @@ class _Emitter:
                     out.append(value)
                     self.column = column + 1 + len(value)
                     continue
-            elif type(value) is not dict and type(value) is not list:
+            elif (
+                type(value) is not dict and type(value) is not list and type(value) is not ReadAsIs
+            ):
                 text = _format_atom(value)
                 out.append(" ")
                 out.append(text)
@@ -634,8 +646,11 @@ class _Emitter:
     def string(self, s: str, indent: int, simple_key: bool) -> None:
         style = _style_of(s)
         if style == _REREAD:
-            s = _as_yaml_v2_reads(s)
-            style = _style_of(s)
+            if isinstance(s, ReadAsIs):
+                style = _DOUBLE  # yaml.v2's emitter finds them unprintable: escaped in quotes
+            else:
+                s = _as_yaml_v2_reads(s)
+                style = _style_of(s)
         scalar_indent = _BEST_INDENT if indent < 0 else indent + _BEST_INDENT
         allow_breaks = not simple_key
         if style == _PLAIN:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import json.scanner
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from olmcat.errors import InputError, OutputError
+from olmcat.errors import EncodingError, InputError, OutputError
 from olmcat.go.json import RawNumber, compact, encode, go_float, go_marshal, go_string
 from olmcat.go.sort import sort_slice
 
@@ -504,8 +505,39 @@ def ordered(config: Config, opm: OpmVersion) -> Iterator[tuple[str, list[Blob]]]
 _SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
+# Characters Go's JSON encoder writes raw and yaml.v2's reader refuses or folds; a raw value may
+# spell them as escapes instead, which yaml.v2 decodes without complaint.
+_REREAD_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u(?:00[89][0-9a-fA-F]|007[fF]|[fF]{3}[eEfF])")
+
+
+def _yaml_document(text: str) -> Iterator[str]:
+    """One blob as opm's YAML writer writes it (``render_yaml``, plus escaped specials)."""
+    from olmcat.go.yaml import ReadAsIs, dump_document
+    from olmcat.writers.fbc import render_yaml
+
+    if not _REREAD_ESCAPE.search(text):
+        yield from render_yaml([text])
+        return
+    decoder = json.JSONDecoder()
+    plain = decoder.parse_string  # type: ignore[attr-defined]
+
+    def parse_string(source: str, end: int, strict: bool = True) -> tuple[str, int]:
+        value, stop = plain(source, end, strict)
+        token = source[end - 1 : stop]
+        if _REREAD_ESCAPE.search(token) and not _LITERAL_REREAD.search(token):
+            return ReadAsIs(value), stop
+        return value, stop
+
+    decoder.parse_string = parse_string  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    yield dump_document(decoder.decode(text))
+
+
+_LITERAL_REREAD = re.compile(r"[\x7f-\x9f\ufffe\uffff]")
+
+
 def render_blobs(blobs: Iterable[Blob], output: OutputFormat) -> Iterator[str]:
-    from olmcat.writers.fbc import render_json, render_yaml
+    from olmcat.writers.fbc import render_json
 
     if output == "json":
         yield from render_json(b.text for b in blobs)
@@ -519,8 +551,8 @@ def render_blobs(blobs: Iterable[Blob], output: OutputFormat) -> Iterator[str]:
                 "escape code)"
             )
         try:
-            yield from render_yaml([blob.text])
-        except ValueError as exc:  # text yaml.v2 cannot write: opm fails too
+            yield from _yaml_document(blob.text)
+        except (ValueError, EncodingError) as exc:  # text yaml.v2 cannot write: opm fails too
             raise OutputError(
                 f"{blob.schema} {blob.name!r}: cannot be written as YAML: {exc}"
             ) from None
