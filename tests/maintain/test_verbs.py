@@ -233,3 +233,14 @@ def test_cli_summary_report_and_usage(catalog: Path, tmp_path: Path) -> None:
         "b.v1.0.0",
         "c.v1.0.0",
     ]
+
+
+def test_in_place_without_renameat2(catalog: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel cannot exchange two paths atomically, the old catalog is moved aside
+    and the new one renamed in; either way nothing is left behind."""
+    from olmcat.maintain import rewrite
+
+    monkeypatch.setattr(rewrite, "_exchange", lambda a, b: False)
+    prune_stranded(catalog, None, in_place=True)
+    assert [b.name for b in read(catalog)["c"].bundles] == ["c.v1.0.0"]
+    assert os.listdir(catalog.parent) == ["catalog"]
