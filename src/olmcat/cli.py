@@ -48,6 +48,7 @@ COMMANDS = {
     "cache": "olmcat.commands.cache:cache",
     "render-template": "olmcat.commands.templates:render_template",
     "template": "olmcat.commands.templates:template",
+    "add": "olmcat.commands.maintain:add",
     "rm": "olmcat.commands.maintain:rm",
     "prune": "olmcat.commands.maintain:prune",
     "prune-stranded": "olmcat.commands.maintain:prune_stranded",

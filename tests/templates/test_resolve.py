@@ -15,7 +15,7 @@ import pytest
 from olmcat.errors import InputError, ValidationError
 from olmcat.model import Bundle, Package, PackageCatalog
 from olmcat.model import property as prop
-from olmcat.readers.bundledir import render_bundle_dir
+from olmcat.readers.bundlerender import render_bundle_dir
 from olmcat.templates.resolve import BundleResolver, read_mapping_file
 from olmcat.writers.fbc import write_directory
 from tests.support.template_strategies import POOL, write_pool
@@ -92,7 +92,7 @@ def oci_layout(bundle_dir: Path, out: Path) -> Path:
 def test_bundle_dir_renders_as_opm_render_with_the_reference(refs: dict[str, Path]) -> None:
     with BundleResolver(bundle_dirs=refs) as resolver:
         found = resolver.resolve(REF)
-    assert found.bundle == render_bundle_dir(refs[REF], image_ref_template=REF)
+    assert found.bundle == render_bundle_dir(refs[REF], image=REF)
     assert found.csv is not None and found.csv["metadata"]["name"] == "demo.v1.0.0"
     assert found.source.startswith("bundle dir")
 
@@ -106,7 +106,7 @@ def test_order_bundle_dir_then_catalog_then_archive(refs: dict[str, Path], tmp_p
         assert resolver.resolve(REF).bundle.name == "from-catalog"
     with BundleResolver(archives={REF: archive}) as resolver:
         found = resolver.resolve(REF)
-    assert found.bundle == render_bundle_dir(refs[REF], image_ref_template=REF)
+    assert found.bundle == render_bundle_dir(refs[REF], image=REF)
     assert found.source == f"archive {archive}"
 
 

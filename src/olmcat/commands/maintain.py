@@ -285,3 +285,69 @@ def deprecate_truncate(
         ),
     )
     _finish(result, details, report, quiet)
+
+
+@examples(
+    "olmcat add catalog/ quay.io/acme/op-bundle:v1.2.0=bundles/1.2.0 out/",
+    "olmcat add --mode semver --in-place catalog/ quay.io/acme/op-bundle:v1.2.0=bundle.oci.tar",
+    "olmcat add --image-ref-template 'quay.io/acme/{package}-bundle:v{version}' new/ b1/ b2/ out/",
+)
+@click.command("add")
+@click.argument("catalog")
+@click.argument("bundles", nargs=-1, required=True, metavar="BUNDLE... [OUT]")
+@click.option(
+    "--mode",
+    type=click.Choice(("replaces", "semver", "semver-skippatch")),
+    default="replaces",
+    show_default=True,
+    help="How the upgrade graph grows, as opm registry add --mode: replaces follows the CSVs' "
+    "replaces/skips; semver puts each bundle after the next lower version of each channel; "
+    "semver-skippatch also skips the lower patches of its minor version.",
+)
+@click.option(
+    "--image-ref-template",
+    metavar="TEMPLATE",
+    help="Image reference of bundle directories given without IMAGE=, e.g. "
+    "'quay.io/acme/{package}-bundle:v{version}' ({package}, {name}, {version}, {dir}).",
+)
+@_common
+@click.pass_context
+def add(
+    ctx: click.Context,
+    catalog: str,
+    bundles: tuple[str, ...],
+    mode: str,
+    image_ref_template: str | None,
+    in_place: bool,
+    output: str,
+    details: bool,
+    report: Path | None,
+    quiet: bool,
+) -> None:
+    """Add bundles to CATALOG, as `opm index add --mode MODE` adds them to an index.
+
+    Each BUNDLE is a bundle directory (manifests/ + metadata/) or a saved bundle image (OCI
+    layout, oci-archive, docker-archive), optionally prefixed with the image reference the
+    catalog records for it: IMAGE=PATH. The channels after adding are those opm registry add
+    builds in the same mode, and the same adds are refused (a version already present, a replaces
+    target missing in replaces mode, a bundle the new channel head would prune, ...). CATALOG may
+    be an empty directory: a new catalog. The last argument is OUT unless --in-place is given.
+    """
+    from olmcat.maintain.add import add_bundles
+
+    sources, out = _split_out(bundles, in_place)
+    notices = NoticeReport()
+    result = run(
+        ctx,
+        lambda: add_bundles(
+            catalog,
+            out,
+            sources,
+            mode=mode,  # type: ignore[arg-type]
+            image_ref_template=image_ref_template,
+            in_place=in_place,
+            output=_format(output),
+            notify=notices,
+        ),
+    )
+    _finish(result, details, report, quiet)

@@ -5,12 +5,14 @@ directory in place, atomically), each reporting its upgrade-graph effect as a di
 
 from __future__ import annotations
 
+from olmcat.maintain.add import add_bundles
 from olmcat.maintain.deprecate import deprecate_truncate
 from olmcat.maintain.remove import prune_packages, prune_stranded, remove_packages
 from olmcat.maintain.rewrite import MaintainResult
 
 __all__ = [
     "MaintainResult",
+    "add_bundles",
     "deprecate_truncate",
     "prune_packages",
     "prune_stranded",

@@ -219,7 +219,7 @@ def _images(catalog: str | Path) -> dict[str, tuple[str, str]]:
     from olmcat.readers.catalog import open_catalog
 
     images: dict[str, tuple[str, str]] = {}
-    with open_catalog(catalog) as source:
+    with open_catalog(catalog) as source:  # names only: the rewrite reports notices
         for pkg in source.packages():
             for bundle in pkg.bundles:
                 if bundle.image:

@@ -119,7 +119,7 @@ def _check_present(
 ) -> None:
     from olmcat.readers.catalog import open_catalog
 
-    with open_catalog(catalog) as source:
+    with open_catalog(catalog) as source:  # names only: the rewrite reports notices
         missing = sorted(wanted - set(source.package_names()))
     for name in missing:
         message = f"no package found for packagename {name} in {catalog}"
@@ -144,7 +144,7 @@ def prune_packages(
     log = NoticeLog(forward=notify)
     from olmcat.readers.catalog import open_catalog
 
-    with open_catalog(catalog) as source:
+    with open_catalog(catalog) as source:  # names only: the rewrite reports notices
         names = set(source.package_names())
     for name in sorted(kept - names):
         log(

@@ -77,7 +77,7 @@ def _merge(
         yield name, None
 
 
-def open_source(reference: str | Path, *, allow_empty: bool) -> Any:
+def open_source(reference: str | Path, *, allow_empty: bool, notify: NoticeSink = discard) -> Any:
     """The catalog to change; an empty directory is an empty catalog when ``allow_empty``."""
     from olmcat.readers.catalog import open_catalog
     from olmcat.readers.memory import MemoryCatalog
@@ -85,7 +85,7 @@ def open_source(reference: str | Path, *, allow_empty: bool) -> Any:
     path = Path(reference)
     if allow_empty and path.is_dir() and not any(path.iterdir()):
         return MemoryCatalog([])
-    return open_catalog(reference)
+    return open_catalog(reference, notify=notify)
 
 
 def rewrite(
@@ -107,7 +107,7 @@ def rewrite(
     target = _target(catalog_ref, out, in_place)
     diffs: list[PackageDiff] = []
     stats = CatalogStats()
-    source = open_source(catalog_ref, allow_empty=allow_empty)
+    source = open_source(catalog_ref, allow_empty=allow_empty, notify=log)
     try:
         others: list[Meta] = list(source.global_others())
 

@@ -267,7 +267,7 @@ def generate_templates(
     fmt: OutputFormat = output or ("json" if kind == "basic" else "yaml")
     log = NoticeLog(forward=notify)
     report = TemplateReport(str(catalog_ref), kind, opm, str(out), notices=log)
-    with open_catalog(catalog_ref) as catalog:
+    with open_catalog(catalog_ref, notify=log) as catalog:
         names = catalog.package_names()
         if packages is not None:
             missing = sorted(set(packages) - set(names))

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from olmcat.errors import InputError, ValidationError
 from olmcat.model import Bundle, PackageCatalog
 from olmcat.model import property as prop
-from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.notices import NoticeSink, discard
 
 Manifest = dict[str, Any]
 
@@ -104,18 +104,10 @@ def csv_of_bundle(bundle: Bundle) -> Manifest | None:
 
 def render_directory(path: Path, ref: str, notify: NoticeSink) -> ResolvedBundle:
     """opm render of the image built from bundle directory ``path``, tagged ``ref``."""
-    from olmcat.readers.bundledir import ANNOTATION_PACKAGE, load_bundle_dir, render
+    from olmcat.readers.bundlerender import render_bundle_dir
 
-    def warn(message: str) -> None:
-        notify(Notice("bundledir.warning", message, file=str(path)))
-
-    bundle_dir = load_bundle_dir(path, warn=warn)
-    if not bundle_dir.package:
-        raise ValidationError(
-            f"{bundle_dir.metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation; "
-            f"opm cannot render image {ref}"
-        )
-    return ResolvedBundle(render(bundle_dir, ref, warn=warn), bundle_dir.csv, f"bundle dir {path}")
+    bundle = render_bundle_dir(path, image=ref, notify=notify)
+    return ResolvedBundle(bundle, csv_of_bundle(bundle), f"bundle dir {path}")
 
 
 def _render_unpacked(scratch: Path, ref: str, shown: str, notify: NoticeSink) -> ResolvedBundle:
@@ -186,7 +178,7 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
             indexes: list[_CatalogIndex] = []
             try:
                 for reference in self.catalogs:
-                    opened = open_catalog(reference)
+                    opened = open_catalog(reference, notify=self.notify)
                     indexes.append(
                         _CatalogIndex(str(reference), opened, index_packages(opened.packages()))
                     )
@@ -225,10 +217,10 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
             return ResolvedBundle(bundle, csv_of_bundle(bundle), f"catalog {index.reference}")
         archive = self.archives.get(ref)
         if archive is not None:
-            with _scratch() as scratch:
-                extract_bundle_image(archive, scratch, ref)
-                resolved = _render_unpacked(scratch, ref, f"{archive} (image {ref})", self.notify)
-            return ResolvedBundle(resolved.bundle, resolved.csv, f"archive {archive}")
+            from olmcat.readers.bundlerender import render_bundle_image
+
+            bundle = render_bundle_image(archive, image=ref, notify=self.notify)
+            return ResolvedBundle(bundle, csv_of_bundle(bundle), f"archive {archive}")
         if self.fetcher is not None:
             with _scratch() as scratch:
                 try:
@@ -274,20 +266,14 @@ def extract_bundle_image(archive: Path, dest: Path, ref: str | None = None) -> N
         raise InputError(f"{archive}: no such bundle image archive")
     with open_image(archive) as image:
         for part in ("manifests", "metadata"):
-            # The archive reader materialises one labelled path at a time; reuse it per folder.
             try:
-                image._materialise(part, f"/{part}", "fbc", dest)
+                image.extract_directory(part, dest / part)
             except InputError as error:
                 raise InputError(
                     f"{archive}: not a bundle image"
                     + (f" for {ref}" if ref else "")
                     + f": /{part}: {str(error).split(': ', 1)[-1]}"
                 ) from None
-    if not (dest / "manifests").is_dir() or not (dest / "metadata").is_dir():
-        raise InputError(
-            f"{archive}: not a bundle image (no /manifests and /metadata)"
-            + (f" for {ref}" if ref else "")
-        )
 
 
 def registry_fetcher(options: Any = None) -> BundleFetcher:
