@@ -17,13 +17,13 @@ they would lose their ``olm.bundle.object`` properties in a migration).
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from olmcat.errors import InputError, ValidationError
+from olmcat.files import safe
 from olmcat.maintain.rewrite import MaintainResult, rewrite
 from olmcat.model import Bundle, Package, PackageCatalog, manifests
 from olmcat.notices import Notice, NoticeLog, NoticeSink, discard
@@ -120,7 +120,7 @@ def load_new_bundle(
             f"{path}: neither a bundle directory (manifests/ + metadata/) nor a bundle image "
             "archive (OCI layout, oci-archive, docker-archive)"
         )
-    scratch = Path(tempfile.mkdtemp(prefix="olmcat-add-"))
+    scratch = safe.scratch_dir("add")  # olmcat-add-<pid>-*: a killed run's is swept
     try:
         with open_image(path) as opened:
             if not image:

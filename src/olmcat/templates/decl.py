@@ -20,7 +20,10 @@ import json.scanner
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from olmcat.files.yaml import GoLoader
 
 from olmcat.errors import EncodingError, InputError, OutputError
 from olmcat.go.json import RawNumber, compact, encode, go_float, go_marshal, go_string
@@ -564,7 +567,7 @@ def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str
         yield from render_blobs(blobs, output)
 
 
-def _v2_loader() -> type:
+def _v2_loader() -> type[GoLoader]:
     """olmcat's Go-flavoured YAML loader plus yaml.v2's one-letter booleans (``y``, ``n``):
     decoding into ``json.RawMessage``, as opm's template readers do, keeps them booleans."""
     import re
@@ -591,21 +594,45 @@ def _v2_loader() -> type:
     return V2Loader
 
 
-_V2_LOADER: type | None = None
-
-
-def load_all_v2(text: str) -> Iterator[Any]:
-    """The documents of a YAML stream as yaml.v2 resolves them (see :func:`_v2_loader`)."""
+def _v2_strict_loader(base: type[GoLoader]) -> type[GoLoader]:
+    """``base`` refusing a key given twice in one mapping, as yaml.v2's strict mode does."""
     import yaml
 
-    from olmcat.files.yaml import _stringify_keys
+    from olmcat.files.yaml import GoLoader
 
-    global _V2_LOADER
-    if _V2_LOADER is None:
-        _V2_LOADER = _v2_loader()
-    for document in yaml.load_all(text, Loader=_V2_LOADER):  # a SafeLoader subclass
+    class V2StrictLoader(base):  # type: ignore[valid-type,misc]
+        def flatten_mapping(self, node: yaml.MappingNode) -> None:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node)
+                if isinstance(key, dict | list):
+                    continue  # unhashable keys fail in the real construction
+                if key in seen:
+                    raise InputError(f"{self.where}: key {key!r} is given twice in one mapping")
+                seen.add(key)
+            super().flatten_mapping(node)
+
+    assert issubclass(V2StrictLoader, GoLoader)
+    return V2StrictLoader
+
+
+_V2_LOADERS: dict[bool, type[GoLoader]] = {}
+
+
+def load_all_v2(text: str, where: str = "<input>", *, unique_keys: bool = False) -> Iterator[Any]:
+    """The documents of a YAML stream as yaml.v2 resolves them (see :func:`_v2_loader`), read
+    under the same bounds (depth, aliases, size) as every other YAML input; ``unique_keys``
+    refuses duplicate mapping keys (yaml.v2's UnmarshalStrict)."""
+    from olmcat.files.yaml import _convert, load_all_with
+
+    if not _V2_LOADERS:
+        _V2_LOADERS[False] = _v2_loader()
+        _V2_LOADERS[True] = _v2_strict_loader(_V2_LOADERS[False])
+    for document in load_all_with(_V2_LOADERS[unique_keys], text, where=where):
         if document is not None:
-            yield _stringify_keys(document)
+            yield _convert(document, where)
 
 
 def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | Any, Source]]:
@@ -630,7 +657,7 @@ def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | An
             index = end
     source = Source(where, from_yaml=True)
     try:
-        documents = list(load_all_v2(text))
+        documents = list(load_all_v2(text, where))
     except Exception as exc:  # yaml errors of libyaml
         raise InputError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
     for doc in documents:

@@ -21,7 +21,6 @@ template reads for the package icon and description.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from olmcat.errors import InputError, ValidationError
+from olmcat.files import safe
 from olmcat.model import Bundle, PackageCatalog
 from olmcat.model import property as prop
 from olmcat.notices import NoticeSink, discard
@@ -250,7 +250,7 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
 
 class _scratch(AbstractContextManager[Path]):  # used like a function
     def __enter__(self) -> Path:
-        self.path = Path(tempfile.mkdtemp(prefix="olmcat-bundle-"))
+        self.path = safe.scratch_dir("bundle")  # a killed run's is swept
         return self.path
 
     def __exit__(self, *exc: object) -> None:

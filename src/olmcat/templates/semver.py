@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -123,7 +122,7 @@ def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
     from olmcat.templates.decl import load_all_v2
 
     try:
-        documents = list(load_all_v2(_no_duplicate_keys(text, where)))
+        documents = list(load_all_v2(text, f"{where}: semver template", unique_keys=True))
         doc = documents[0] if documents else None
     except InputError:
         raise
@@ -180,28 +179,6 @@ def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
             refs.append(decoder.string(entry, "image", at + "."))
         bundles[archetype] = tuple(refs)
     return SemverTemplate(major, minor, chosen, bundles)
-
-
-def _no_duplicate_keys(text: str, where: str) -> str:
-    """yaml.v2's strict mode refuses a key given twice in one mapping."""
-    import yaml
-
-    class _Checker(yaml.SafeLoader):
-        pass
-
-    def construct(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = loader.construct_object(key_node)
-            if key in seen:
-                raise InputError(f"{where}: semver template: key {key!r} is given twice")
-            seen.add(key)
-        return {}
-
-    _Checker.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct)
-    with contextlib.suppress(yaml.YAMLError):  # a syntax error is reported by the real parse
-        yaml.load(text, Loader=_Checker)
-    return text
 
 
 # -- rendering -------------------------------------------------------------------------------------
