@@ -131,6 +131,17 @@ def test_wrong_types_are_refused_like_go_json(refs: dict[str, Path]) -> None:
         )
 
 
+def test_yaml_v2_numbers_are_numbers(refs: dict[str, Path]) -> None:
+    # yaml.v2 reads 0E0, 1e3 and 0o17 as numbers (PyYAML's YAML 1.1 reads them as strings); opm
+    # then refuses them in a string field; values checked against the oracle opm v1.26.5.
+    for spelling in ("0E0", "1e3", "0o17", "0x1F"):
+        with pytest.raises(InputError, match="cannot unmarshal number"):
+            render(refs, f"schema: olm.package\nname: demo\ndescription: {spelling}\n")
+    out = render(refs, "schema: acme.note\npackage: demo\na: 1e3\nb: 0o17\nc: 08\nd: 1_0\n")
+    note = json.loads(out)
+    assert (note["a"], note["b"], note["c"], note["d"]) == (1000, 15, 8, 10)
+
+
 def test_raw_values_keep_their_json_spelling(refs: dict[str, Path]) -> None:
     text = (
         '{"schema":"olm.package","name":"demo","properties":[{"type":"t","value":'

@@ -236,7 +236,6 @@ def first_document(data: bytes, where: str = "<document>") -> FirstDocument:
     return FirstDocument(value, "yaml")
 
 
-
 def _too_deep() -> str:
     return (
         f"nested deeper than {safe.limits().max_depth} levels; refusing to read it (raise the "
@@ -323,6 +322,12 @@ def _to_json(value: Any, target: Any = None) -> Any:
     if isinstance(value, int | float):
         return _normal_number(value)
     return str(value)  # yaml.v2 has no other scalar types; binary data arrives as text
+
+
+def yaml_to_json(value: Any) -> Any:
+    """``sigs.k8s.io/yaml``'s conversion of a :class:`V2Loader` document into JSON values for an
+    untyped target (``interface{}``, ``json.RawMessage``); NotDecodable where Go fails."""
+    return _to_json(value)
 
 
 def _as_string(value: Any) -> Any:

@@ -567,40 +567,13 @@ def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str
         yield from render_blobs(blobs, output)
 
 
-def _v2_loader() -> type[GoLoader]:
-    """olmcat's Go-flavoured YAML loader plus yaml.v2's one-letter booleans (``y``, ``n``):
-    decoding into ``json.RawMessage``, as opm's template readers do, keeps them booleans."""
-    import re
-
+def _v2_strict_loader() -> type[GoLoader]:
+    """yaml.v2's loader refusing a key given twice in one mapping, as its strict mode does."""
     import yaml
 
-    from olmcat.files.yaml import GoLoader
+    from olmcat.files.godecode import V2Loader
 
-    class V2Loader(GoLoader):
-        pass
-
-    V2Loader.yaml_implicit_resolvers = {
-        k: list(v) for k, v in GoLoader.yaml_implicit_resolvers.items()
-    }
-    V2Loader.add_implicit_resolver(
-        "tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN")
-    )
-
-    def construct_bool(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
-        value = str(loader.construct_scalar(node))
-        return value.lower() in ("y", "yes", "true", "on")
-
-    V2Loader.add_constructor("tag:yaml.org,2002:bool", construct_bool)
-    return V2Loader
-
-
-def _v2_strict_loader(base: type[GoLoader]) -> type[GoLoader]:
-    """``base`` refusing a key given twice in one mapping, as yaml.v2's strict mode does."""
-    import yaml
-
-    from olmcat.files.yaml import GoLoader
-
-    class V2StrictLoader(base):  # type: ignore[valid-type,misc]
+    class V2StrictLoader(V2Loader):
         def flatten_mapping(self, node: yaml.MappingNode) -> None:
             seen: set[Any] = set()
             for key_node, _ in node.value:
@@ -614,25 +587,32 @@ def _v2_strict_loader(base: type[GoLoader]) -> type[GoLoader]:
                 seen.add(key)
             super().flatten_mapping(node)
 
-    assert issubclass(V2StrictLoader, GoLoader)
     return V2StrictLoader
 
 
-_V2_LOADERS: dict[bool, type[GoLoader]] = {}
+_V2_STRICT: type[GoLoader] | None = None
 
 
 def load_all_v2(text: str, where: str = "<input>", *, unique_keys: bool = False) -> Iterator[Any]:
-    """The documents of a YAML stream as yaml.v2 resolves them (see :func:`_v2_loader`), read
+    """The documents of a YAML stream as opm's YAML-or-JSON decoder makes them: yaml.v2's
+    scalars (``y``, ``1e3``, ``0o17``, ...) converted to JSON values by sigs.k8s.io/yaml, read
     under the same bounds (depth, aliases, size) as every other YAML input; ``unique_keys``
     refuses duplicate mapping keys (yaml.v2's UnmarshalStrict)."""
-    from olmcat.files.yaml import _convert, load_all_with
+    from olmcat.files import godecode
+    from olmcat.files.yaml import load_all_with
 
-    if not _V2_LOADERS:
-        _V2_LOADERS[False] = _v2_loader()
-        _V2_LOADERS[True] = _v2_strict_loader(_V2_LOADERS[False])
-    for document in load_all_with(_V2_LOADERS[unique_keys], text, where=where):
-        if document is not None:
-            yield _convert(document, where)
+    global _V2_STRICT
+    loader: type[GoLoader] = godecode.V2Loader
+    if unique_keys:
+        if _V2_STRICT is None:
+            _V2_STRICT = _v2_strict_loader()
+        loader = _V2_STRICT
+    try:
+        for document in load_all_with(loader, text, where=where):
+            if document is not None:
+                yield godecode.yaml_to_json(document)
+    except godecode.NotDecodable as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | Any, Source]]:
