@@ -123,3 +123,23 @@ def test_top_level_packages_do_not_import_each_other_in_a_cycle() -> None:
         if node not in state and visit(node, []):
             break
     assert cycle == [], " -> ".join(cycle)
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    # Shared builders, strategies and data live in tests/support/; importing a test module would
+    # also collect its tests twice and tie unrelated suites together.
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "tests" and any(part.startswith("test_") for part in parts[1:]):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {name}")
+    assert offenders == []

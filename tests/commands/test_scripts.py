@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mirror.test_filter import check_fbc_directory
-from tests.mirror.test_plan import oc_key
+from tests.support.mirror_checks import check_fbc_directory, oc_key
 from tests.support.paths import ROOT, corpus_path
 
 SCRIPTS = ROOT / "scripts"

@@ -42,6 +42,7 @@ from tests.support.filter_strategies import (
     reachable,
     valid_packages,
 )
+from tests.support.mirror_checks import check_fbc_directory
 from tests.support.paths import catalog_blobs, corpus_path
 
 # --------------------------------------------------------------------------------------------------
@@ -119,49 +120,6 @@ def check_package(pkg: PackageCatalog) -> None:
 
         errors = [str(p) for p in olmcat_check_package(pkg) if p.severity == "error"]
         assert errors == []
-
-
-def check_fbc_directory(directory: Path) -> dict[str, dict[str, Any]]:
-    """Validate a written FBC with plain json (independent of olmcat's readers).
-
-    Returns {package: {"package": blob, "channels": {...}, "bundles": {...}}}.
-    """
-    packages: dict[str, dict[str, Any]] = {}
-    for blob in catalog_blobs(directory):
-        if blob["schema"] == "olm.package":
-            packages[blob["name"]] = {"package": blob, "channels": {}, "bundles": {}}
-        elif blob["schema"] == "olm.channel":
-            packages[blob["package"]]["channels"][blob["name"]] = blob
-        elif blob["schema"] == "olm.bundle":
-            packages[blob["package"]]["bundles"][blob["name"]] = blob
-    for name, pkg in packages.items():
-        channels = {
-            ch: Channel(
-                ch,
-                name,
-                tuple(
-                    ChannelEntry(e["name"], e.get("replaces", ""), tuple(e.get("skips", ())))
-                    for e in blob["entries"]
-                ),
-            )
-            for ch, blob in pkg["channels"].items()
-        }
-        assert pkg["package"]["defaultChannel"] in channels, name
-        used = set()
-        for channel in channels.values():
-            assert opm_channel_problems(channel) == [], (name, channel)
-            used |= {e.name for e in channel.entries}
-        assert used == set(pkg["bundles"]), name
-    validate_with_olmcat(directory)
-    return packages
-
-
-def validate_with_olmcat(directory: Path) -> None:
-    """Also run ``olmcat validate`` once it exists (it is written in parallel)."""
-    if importlib.util.find_spec("olmcat.validate.checks") is None:
-        return
-    result = CliRunner().invoke(cli, ["validate", str(directory)])
-    assert result.exit_code == 0, result.output
 
 
 # --------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from olmcat.mirror.naming import (
     render_mapping_txt,
 )
 from olmcat.oci.reference import ImageReference
+from tests.support.mirror_checks import TEST_DB_IMAGES, TEST_DB_INDEX
 
 D154 = "sha256:154d7e0295a94fb3d2a97309d711186a98a7308da37a5cd3d50360c6b2ba57de"
 D134 = "sha256:d134a9865524c29fcf75bbc4469013bc38d8a15cb5f41acfddb6b9e492f556e4"
@@ -232,50 +233,6 @@ def test_mapping_for_images_dest_is_local_file() -> None:
     assert "docker.io/my/image:latest=file://my-local-index/index/my/image:latest" in (
         render_mapping_txt(got).splitlines()
     )
-
-
-# oc: TestMirror -- the images of testdata/test.db / test-declcfg with the index
-# quay.io/example/image:tag, as {source: (namespace, name, tag, digest) with --max-components 2}.
-TEST_DB_IMAGES = {
-    "quay.io/example/image:tag": ("example", "image", "tag", ""),
-    "quay.io/test/prometheus.0.14.0:latest": ("test", "prometheus.0.14.0", "latest", ""),
-    "quay.io/coreos/etcd-operator@sha256:db563baa8194fcfe39d1df744ed70024b0f1f9e9b55b5923c2f3a413c44dc6b8": (  # noqa: E501
-        "coreos",
-        "etcd-operator",
-        "b56e2636",
-        "sha256:db563baa8194fcfe39d1df744ed70024b0f1f9e9b55b5923c2f3a413c44dc6b8",
-    ),
-    "quay.io/test/etcd.0.9.0:latest": ("test", "etcd.0.9.0", "latest", ""),
-    "quay.io/coreos/prometheus-operator@sha256:0e92dd9b5789c4b13d53e1319d0a6375bcca4caaf0d698af61198061222a576d": (  # noqa: E501
-        "coreos",
-        "prometheus-operator",
-        "7f39d12d",
-        "sha256:0e92dd9b5789c4b13d53e1319d0a6375bcca4caaf0d698af61198061222a576d",
-    ),
-    "quay.io/coreos/prometheus-operator@sha256:3daa69a8c6c2f1d35dcf1fe48a7cd8b230e55f5229a1ded438f687debade5bcf": (  # noqa: E501
-        "coreos",
-        "prometheus-operator",
-        "1ebe036a",
-        "sha256:3daa69a8c6c2f1d35dcf1fe48a7cd8b230e55f5229a1ded438f687debade5bcf",
-    ),
-    "quay.io/test/prometheus.0.22.2:latest": ("test", "prometheus.0.22.2", "latest", ""),
-    "quay.io/coreos/etcd-operator@sha256:c0301e4686c3ed4206e370b42de5a3bd2229b9fb4906cf85f3f30650424abec2": (  # noqa: E501
-        "coreos",
-        "etcd-operator",
-        # Go's %x does not zero-pad: this invented tag has 7 characters.
-        "2f1eb95",
-        "sha256:c0301e4686c3ed4206e370b42de5a3bd2229b9fb4906cf85f3f30650424abec2",
-    ),
-    "quay.io/coreos/prometheus-operator@sha256:5037b4e90dbb03ebdefaa547ddf6a1f748c8eeebeedf6b9d9f0913ad662b5731": (  # noqa: E501
-        "coreos",
-        "prometheus-operator",
-        "76771fef",
-        "sha256:5037b4e90dbb03ebdefaa547ddf6a1f748c8eeebeedf6b9d9f0913ad662b5731",
-    ),
-    "quay.io/test/etcd.0.9.2:latest": ("test", "etcd.0.9.2", "latest", ""),
-    "quay.io/test/prometheus.0.15.0:latest": ("test", "prometheus.0.15.0", "latest", ""),
-}
-TEST_DB_INDEX = "quay.io/example/image:tag"
 
 
 def test_mirror_maps_related_images_and_bundle_images() -> None:

@@ -30,7 +30,7 @@ from olmcat.mirror.plan import (
 )
 from olmcat.model import Bundle, Channel, ChannelEntry, Package, PackageCatalog
 from olmcat.writers import fbc
-from tests.mirror.test_naming import TEST_DB_IMAGES, TEST_DB_INDEX
+from tests.support.mirror_checks import TEST_DB_IMAGES, TEST_DB_INDEX, oc_key
 from tests.support.paths import corpus_path
 
 DEST = "mirror.example.com:5000/olm"
@@ -58,18 +58,6 @@ def image_catalog(directory: Path, images: list[str]) -> Path:
     channel = Channel("stable", "pkg", tuple(entries))
     fbc.write_directory([PackageCatalog(Package("pkg", "stable"), (channel,), bundles)], directory)
     return directory
-
-
-def oc_key(image: str) -> str:
-    """How oc keys a source image, written out independently: docker.io and library/ for Docker
-    Hub short names, ``:latest`` when there is neither tag nor digest."""
-    first, _, rest = image.partition("/")
-    if not rest or ("." not in first and ":" not in first and first != "localhost"):
-        image = "docker.io/" + (image if rest else f"library/{image}")
-    last = image.rsplit("/", 1)[1]
-    if "@" not in last and ":" not in last:
-        image += ":latest"
-    return image
 
 
 def test_oc_test_db_images_through_a_catalog(tmp_path: Path) -> None:
