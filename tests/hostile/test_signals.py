@@ -54,8 +54,8 @@ def _pkgman_input(dest: Path) -> Path:
 
 def _database(dest: Path) -> Path:
     corpus = CORPUS / "sqlite" / "upstream-subset.db"
+    dest.parent.mkdir(parents=True, exist_ok=True)
     if corpus.is_file():
-        dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(corpus, dest)
         return dest
     return make_index_db(dest, [simple_package(f"pkg{i:03d}") for i in range(300)])
