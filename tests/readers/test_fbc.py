@@ -102,6 +102,11 @@ def test_duplicates_name_both_locations(tmp_path: Path) -> None:
             blob("olm.channel", name="c", package="p"),
             "package 'p' has blobs but no olm.package blob",
         ),
+        # opm: "parse package: illegal base64 data at input byte 0"
+        (
+            blob("olm.package", name="p", icon={"base64data": "@@@", "mediatype": "image/png"}),
+            "icon.base64data' is not valid base64",
+        ),
     ],
 )
 def test_bad_blobs_are_named(content: str, message: str, tmp_path: Path) -> None:

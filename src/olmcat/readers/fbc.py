@@ -20,6 +20,7 @@ from typing import Any
 
 from olmcat.errors import InputError
 from olmcat.go import json as gojson
+from olmcat.go.typed import valid_base64
 from olmcat.model import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
@@ -229,10 +230,12 @@ def package_blob(blob: dict[str, Any], fields: BlobFields) -> Package:
     icon = None
     raw_icon = blob.get("icon")
     if raw_icon is not None and fields.obj(raw_icon, "field 'icon'") is not None:
-        icon = Icon(
-            fields.string(raw_icon, "base64data", "icon"),
-            fields.string(raw_icon, "mediatype", "icon"),
-        )
+        data = fields.string(raw_icon, "base64data", "icon")
+        # opm decodes the icon into bytes (encoding/json's base64) and refuses the package
+        # ("parse package: illegal base64 data at input byte N").
+        if data and not valid_base64(data):
+            fields.bad("field-type", "field 'icon.base64data' is not valid base64")
+        icon = Icon(data, fields.string(raw_icon, "mediatype", "icon"))
     return Package(
         name=fields.string(blob, "name", required=True),
         default_channel=fields.string(blob, "defaultChannel"),

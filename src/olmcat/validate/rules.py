@@ -130,8 +130,10 @@ RULES: tuple[Rule, ...] = (
         "field-type",
         BOTH,
         "A field of a blob has the wrong JSON type (for example 'relatedImages' given as an "
-        "object instead of a list).",
-        "parse bundle: json: cannot unmarshal object into Go struct field ... of type []...",
+        "object instead of a list), or an icon's 'base64data' is not base64 (opm decodes it "
+        "into bytes).",
+        "parse bundle: json: cannot unmarshal object into Go struct field ... of type []... / "
+        "parse package: illegal base64 data at input byte N",
         "give the field the type the FBC schema defines",
     ),
     _r(
