@@ -114,6 +114,10 @@ def test_map_keys_become_strings_floats_as_float32() -> None:
         (-2.5, "-2.5"),
         (0.1, "0.1"),
         (16777217.0, "1.6777216e+07"),  # not a float32: rounded first
+        (float("inf"), "+Inf"),
+        (float("-inf"), "-Inf"),
+        (float("nan"), "NaN"),
+        (1e300, "+Inf"),  # beyond float32
     ],
 )
 def test_format_float32_g_is_go_strconv(value: float, text: str) -> None:

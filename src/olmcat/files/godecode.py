@@ -36,6 +36,7 @@ from olmcat.files import yaml as goyaml
 from olmcat.files.yaml import GoLoader
 from olmcat.go.json import RawNumber, go_float
 from olmcat.go.typed import decode_error
+from olmcat.notices import discard
 
 JSON_SNIFF_BYTES = 30
 _INT64 = range(-(2**63), 2**63)
@@ -161,6 +162,26 @@ class V2Loader(GoLoader):
         return mapping
 
 
+# Plain texts v2_scalar may change: numbers, .inf / .nan, ~ (by their first character) and the
+# words of _V2_WORDS; any other plain text is a string.
+_V2_FIRST = frozenset("+-.0123456789~")
+_V2_SPECIAL = (_V2_FIRST, frozenset(w for w in _V2_WORDS if w[:1] not in _V2_FIRST))
+
+
+def _view_scalar(text: str) -> Any:
+    """``_to_json(v2_scalar(text))``: a plain scalar as Go's JSON view holds it."""
+    value = v2_scalar(text)
+    if value is None or type(value) is str or type(value) is bool:
+        return value
+    if type(value) is float and not math.isfinite(value):
+        raise goyaml.NotPlain  # decoding fails on it later, from the loader's value
+    return _normal_number(value)
+
+
+def _view_key(text: str) -> str:
+    return _key(v2_scalar(text))
+
+
 def _construct_go_scalar(loader: V2Loader, node: yaml.ScalarNode) -> Any:
     return v2_scalar(loader.construct_scalar(node))
 
@@ -184,9 +205,7 @@ def yaml_chunks(data: bytes) -> Iterator[bytes]:
     for raw in lines:
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if line.startswith(b"---"):
-            rest = line[3:].decode("utf-8", errors="replace").strip(_GO_SPACE)
-            if rest and not rest.startswith("#"):
-                raise NotDecodable(f"invalid YAML document separator: {rest[:40]}")
+            _check_separator(line)
             if buffer:
                 yield b"".join(buffer)
                 buffer = []
@@ -195,14 +214,47 @@ def yaml_chunks(data: bytes) -> Iterator[bytes]:
         yield b"".join(buffer)
 
 
+def first_yaml_chunk(data: bytes) -> bytes | None:
+    """``next(yaml_chunks(data), None)``, without splitting the whole file into lines when it
+    has no CR (most files)."""
+    if b"\r" in data:
+        return next(yaml_chunks(data), None)
+    if not data:
+        return None
+    if data.startswith(b"---"):
+        _check_separator(data[: _line_end(data, 0)])
+    at = data.find(b"\n---")
+    if at < 0:
+        return data if data.endswith(b"\n") else data + b"\n"
+    _check_separator(data[at + 1 : _line_end(data, at + 1)])
+    return data[: at + 1]
+
+
+def _line_end(data: bytes, start: int) -> int:
+    end = data.find(b"\n", start)
+    return len(data) if end < 0 else end
+
+
+def _check_separator(line: bytes) -> None:
+    rest = line[3:].decode("utf-8", errors="replace").strip(_GO_SPACE)
+    if rest and not rest.startswith("#"):
+        raise NotDecodable(f"invalid YAML document separator: {rest[:40]}")
+
+
 @dataclass(frozen=True, slots=True)
 class FirstDocument:
     """The first document: ``raw`` as yaml.v2 / encoding/json produced it (YAML scalars keep
-    their type), ``fmt`` is ``json`` or ``yaml``. Absent (empty file) when ``empty``."""
+    their type), ``fmt`` is ``json`` or ``yaml``. Absent (empty file) when ``empty``.
+
+    A YAML document built straight from the parser's events (``view``) holds what
+    ``sigs.k8s.io/yaml`` makes of it already (the untyped JSON view); ``source`` is its text,
+    for the rare typed decode that needs the YAML values themselves."""
 
     raw: Any
     fmt: str
     empty: bool = False
+    view: bool = False
+    source: bytes = b""
 
 
 def first_document(data: bytes, where: str = "<document>") -> FirstDocument:
@@ -220,20 +272,35 @@ def first_document(data: bytes, where: str = "<document>") -> FirstDocument:
         if jsonio.depth(value, limit) > limit:
             raise NotDecodable(_too_deep())
         return FirstDocument(value, "json")
-    chunk = next(yaml_chunks(data), None)
+    chunk = first_yaml_chunk(data)
     if chunk is None:
         return FirstDocument(None, "yaml", empty=True)  # Go: EOF
     try:
-        # Bounded as every YAML olmcat reads: depth before parsing, alias expansion.
-        documents = goyaml.load_all_with(V2Loader, chunk, where=where)
-        value = next(documents, None)
+        # Bounded as every YAML olmcat reads: depth before parsing, alias expansion. Most
+        # documents are built from parser events into Go's JSON view in one pass; the others
+        # (anchors, tags, merge keys, ...) go through the full loader.
+        value, view = goyaml.first_built_or_loaded(
+            V2Loader,
+            chunk,
+            where=where,
+            scalar=_view_scalar,
+            key=_view_key,
+            special=_V2_SPECIAL,
+        )
     except InputError as exc:
         raise NotDecodable(str(exc).removeprefix(f"{where}: ")) from None
     except yaml.YAMLError as exc:
         raise NotDecodable(f"not valid YAML: {str(exc).splitlines()[0]}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise NotDecodable(f"not valid YAML: {exc}") from None
-    return FirstDocument(value, "yaml")
+    return FirstDocument(value, "yaml", view=view, source=chunk if view else b"")
+
+
+def _loaded(document: FirstDocument) -> Any:
+    """A built document's YAML values, as the full loader gives them (its notices were sent
+    when the document was first read)."""
+    with safe.notices_to(discard):
+        return next(goyaml.load_all_with(V2Loader, document.source, where="<document>"), None)
 
 
 def _too_deep() -> str:
@@ -282,7 +349,7 @@ def unstructured(document: FirstDocument) -> dict[str, Any]:
     Values are JSON-normalized (string keys, int64 or float64 numbers)."""
     if document.empty:
         raise NotDecodable("the file is empty")
-    value = _to_json(document.raw) if document.fmt == "yaml" else document.raw
+    value = _to_json(document.raw) if document.fmt == "yaml" and not document.view else document.raw
     if not isinstance(value, dict):
         raise NotDecodable(f"the first document is not a mapping ({_json_kind(value)})")
     kind = value.get("kind")
@@ -381,6 +448,8 @@ def format_float32_g(value: float) -> str:
         single = struct.unpack("f", struct.pack("f", value))[0]
     except OverflowError:
         return "+Inf" if value > 0 else "-Inf"
+    if not math.isfinite(single):  # infinite, NaN, or beyond float32's range
+        return "NaN" if math.isnan(single) else "+Inf" if single > 0 else "-Inf"
     if single == 0:
         return "-0" if math.copysign(1.0, single) < 0 else "0"
     for precision in range(1, 10):
@@ -418,7 +487,12 @@ def package_manifest(document: FirstDocument) -> PackageManifest:
     if document.empty:
         raise NotDecodable("EOF (the file is empty)")
     if document.fmt == "yaml":
-        value = _to_json(document.raw, "registry.PackageManifest")
+        if not document.view:
+            value = _to_json(document.raw, "registry.PackageManifest")
+        elif _coerced_fields(document.raw):
+            value = _to_json(_loaded(document), "registry.PackageManifest")
+        else:
+            value = document.raw  # the typed decode would change nothing
         ordered = sorted(value.items()) if isinstance(value, dict) else None  # a Go map
     else:
         value = document.raw
@@ -436,6 +510,29 @@ def package_manifest(document: FirstDocument) -> PackageManifest:
     return PackageManifest(
         fields.get("packagename") or "", tuple(channels), fields.get("defaultchannel") or ""
     )
+
+
+def _coerced_fields(view: Any) -> bool:
+    """Does a JSON view hold a number or boolean in a string field of ``PackageManifest``? Then
+    the typed decode turns the YAML value (not its JSON form) into a string."""
+    if type(view) is not dict:
+        return False
+    for key, value in view.items():
+        folded = key.lower()
+        if folded in ("packagename", "defaultchannel") and _scalar_not_string(value):
+            return True
+        if folded == "channels" and type(value) is list:
+            for channel in value:
+                if type(channel) is dict and any(
+                    k.lower() in ("name", "currentcsv") and _scalar_not_string(v)
+                    for k, v in channel.items()
+                ):
+                    return True
+    return False
+
+
+def _scalar_not_string(value: Any) -> bool:
+    return type(value) is bool or type(value) is int or type(value) is RawNumber
 
 
 def _fold(items: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import yaml
@@ -81,15 +81,19 @@ def _report_duplicates(node: yaml.MappingNode, where: str) -> None:
             continue
         if key_node.value in seen:
             line = key_node.start_mark.line + 1 if key_node.start_mark else 0
-            safe.notify(
-                Notice(
-                    "yaml.duplicate-key",
-                    f"{where}: line {line}: key {_shown(key_node.value)} appears twice in one "
-                    "mapping; the last value is used (as opm does)",
-                    file=where,
-                )
-            )
+            _notify_duplicate(where, line, key_node.value)
         seen.add(key_node.value)
+
+
+def _notify_duplicate(where: str, line: int, key: str) -> None:
+    safe.notify(
+        Notice(
+            "yaml.duplicate-key",
+            f"{where}: line {line}: key {_shown(key)} appears twice in one mapping; the last "
+            "value is used (as opm does)",
+            file=where,
+        )
+    )
 
 
 def _shown(text: str) -> str:
@@ -196,6 +200,147 @@ def _check_graph(root: yaml.Node, where: str, limits: safe.Limits) -> None:
         )
 
 
+# -- building plain documents straight from parser events -----------------------------------------
+
+
+class NotPlain(Exception):
+    """The document needs the full loader: anchors, aliases, tags, merge keys, collections as
+    keys, a value the scalar rule will not build, or text libyaml refuses (the full loader then
+    gives the error)."""
+
+
+_ScalarEvent = yaml.ScalarEvent
+_MappingStart = yaml.MappingStartEvent
+_MappingEnd = yaml.MappingEndEvent
+_SequenceStart = yaml.SequenceStartEvent
+_SequenceEnd = yaml.SequenceEndEvent
+_DocumentStart = yaml.DocumentStartEvent
+_DocumentEnd = yaml.DocumentEndEvent
+_NO_KEY = object()
+
+_EventParser: Any = getattr(getattr(yaml, "_yaml", None), "CParser", None)  # None without libyaml
+
+
+def build_plain(
+    text: str,
+    where: str,
+    scalar: Callable[[str], Any],
+    key: Callable[[str], str],
+    special: tuple[frozenset[str], frozenset[str]],
+) -> Any:
+    """The first document of ``text`` built from libyaml's events in one pass, for documents
+    that use nothing but mappings, sequences and untagged scalars (most manifests). Plain
+    scalars become ``scalar(text)``, plain mapping keys ``key(text)``, quoted ones stay text;
+    ``special`` is (first characters, whole words) of the plain texts those may change: the
+    others are taken as text without a call.
+
+    Gives what the composer and a constructor with the same scalar rules give, duplicate-key
+    notices included (same text, same order), and raises :class:`NotPlain` for anything else
+    -- before any notice is sent -- so the caller loads the text with the full loader instead.
+    The caller checks the depth bound first, and must not use this on text with anchors (the
+    alias bound needs the composed graph): an alias without an anchor is NotPlain here.
+    """
+    if _EventParser is None:  # pragma: no cover
+        raise NotPlain
+    parser: Any = _EventParser(text)
+    get = parser.get_event
+    first, words = special
+    # (depth, mapping number, line, key text) of every repeated key, for the notices.
+    duplicates: list[tuple[int, int, int, str]] = []
+    try:
+        get()  # stream start
+        event = get()
+        if event.__class__ is not _DocumentStart:
+            return None  # no document at all (only comments): what the loader gives too
+        stack: list[tuple[Any, bool, Any, set[str] | None, int]] = []
+        container: Any = None
+        in_mapping = False
+        pending: Any = _NO_KEY
+        seen: set[str] | None = None
+        mapping_number = 0
+        number = 0
+        root: Any = None
+        while True:
+            event = get()
+            kind = event.__class__
+            if kind is _ScalarEvent:
+                if event.tag is not None or event.anchor is not None:
+                    raise NotPlain
+                value = event.value
+                plain = event.implicit[0]
+                if in_mapping and pending is _NO_KEY:
+                    assert seen is not None
+                    if value in seen:
+                        duplicates.append((len(stack), number, event.start_mark.line + 1, value))
+                    else:
+                        seen.add(value)
+                    if plain:
+                        if value == "<<":
+                            raise NotPlain  # a merge key
+                        if value[:1] in first or value in words:
+                            value = key(value)
+                    pending = value
+                    continue
+                if plain and (value[:1] in first or value in words or value == "<<"):
+                    if value == "<<":
+                        raise NotPlain
+                    value = scalar(value)
+            elif kind is _MappingStart or kind is _SequenceStart:
+                if event.tag is not None or event.anchor is not None:
+                    raise NotPlain
+                if in_mapping and pending is _NO_KEY:
+                    raise NotPlain  # a collection as a key
+                value = {} if kind is _MappingStart else []
+            elif kind is _MappingEnd or kind is _SequenceEnd:
+                if stack:
+                    container, in_mapping, pending, seen, number = stack.pop()
+                continue
+            elif kind is _DocumentEnd:
+                break
+            else:
+                raise NotPlain  # an alias
+            if container is None:
+                root = value
+            elif in_mapping:
+                container[pending] = value
+                pending = _NO_KEY
+            else:
+                container.append(value)
+            if kind is not _ScalarEvent:
+                if container is not None:
+                    stack.append((container, in_mapping, pending, seen, number))
+                container = value
+                in_mapping = kind is _MappingStart
+                if in_mapping:
+                    pending, seen = _NO_KEY, set()
+                    mapping_number += 1
+                    number = mapping_number
+    except NotPlain:
+        raise
+    except Exception:
+        raise NotPlain from None  # the full loader says what is wrong, as it always did
+    finally:
+        parser.dispose()
+    # The constructor reports them breadth first: a level's mappings in document order.
+    for _, _, line, value in sorted(duplicates, key=lambda d: (d[0], d[1])):
+        _notify_duplicate(where, line, value)
+    return root
+
+
+def _check_depth(text: str, max_depth: int, where: str) -> None:
+    try:
+        if not _depth_bound_ok(text, max_depth):
+            _event_depth_ok(text, max_depth, where)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise yaml_error(exc, where) from None
+
+
+def _has_anchors(text: str) -> bool:
+    return "&" in text and _ANCHOR.search(text) is not None
+
+
 # -- conversion to Go's view ----------------------------------------------------------------------
 
 
@@ -295,14 +440,8 @@ def load_all_with(
     constructs it, under the bounds of :func:`load_all`; for decoders with their own rules."""
     text = _text(stream, where)
     limits = safe.limits()
-    try:
-        if not _depth_bound_ok(text, limits.max_depth):
-            _event_depth_ok(text, limits.max_depth, where)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise yaml_error(exc, where) from None
-    anchors = "&" in text and _ANCHOR.search(text) is not None
+    _check_depth(text, limits.max_depth, where)
+    anchors = _has_anchors(text)
     loader = loader_class(text)
     loader.where = where
     try:
@@ -324,6 +463,29 @@ def load_all_with(
             yield document
     finally:
         loader.dispose()
+
+
+def first_built_or_loaded(
+    loader_class: type[GoLoader],
+    stream: IO[str] | IO[bytes] | str | bytes,
+    *,
+    where: str,
+    scalar: Callable[[str], Any],
+    key: Callable[[str], str],
+    special: tuple[frozenset[str], frozenset[str]],
+) -> tuple[Any, bool]:
+    """The first document of the stream (None when there is none) under the bounds of
+    :func:`load_all`: built by :func:`build_plain` where it can be (``True``), else as
+    ``loader_class`` constructs it (``False``); the caller's ``scalar`` and ``key`` must give
+    what its conversion of the loader's values would."""
+    text = _text(stream, where)
+    if not _has_anchors(text):
+        _check_depth(text, safe.limits().max_depth, where)
+        try:
+            return build_plain(text, where, scalar, key, special), True
+        except NotPlain:
+            pass
+    return next(load_all_with(loader_class, text, where=where), None), False
 
 
 def load(stream: IO[str] | IO[bytes] | str | bytes, *, where: str = "<input>") -> Any:
