@@ -249,16 +249,16 @@ def build_plain(
     duplicates: list[tuple[int, int, int, str]] = []
     try:
         get()  # stream start
-        event = get()
-        if event.__class__ is not _DocumentStart:
+        if get().__class__ is not _DocumentStart:
             return None  # no document at all (only comments): what the loader gives too
-        stack: list[tuple[Any, bool, Any, set[str] | None, int]] = []
+        # The collection being filled and, for a mapping, the key waiting for its value and
+        # the keys seen (as written); the enclosing ones on the stack.
+        stack: list[tuple[Any, bool, Any, set[str], int]] = []
         container: Any = None
         in_mapping = False
         pending: Any = _NO_KEY
-        seen: set[str] | None = None
-        mapping_number = 0
-        number = 0
+        seen: set[str] = set()
+        mappings = number = 0
         root: Any = None
         while True:
             event = get()
@@ -267,54 +267,67 @@ def build_plain(
                 if event.tag is not None or event.anchor is not None:
                     raise NotPlain
                 value = event.value
-                plain = event.implicit[0]
-                if in_mapping and pending is _NO_KEY:
-                    assert seen is not None
-                    if value in seen:
-                        duplicates.append((len(stack), number, event.start_mark.line + 1, value))
-                    else:
-                        seen.add(value)
-                    if plain:
-                        if value == "<<":
+                if in_mapping:
+                    if pending is _NO_KEY:
+                        if value in seen:
+                            duplicates.append(
+                                (len(stack), number, event.start_mark.line + 1, value)
+                            )
+                        else:
+                            seen.add(value)
+                        if event.implicit[0] and (value[:1] in first or value in words):
+                            pending = key(value)
+                        elif value == "<<" and event.implicit[0]:
                             raise NotPlain  # a merge key
-                        if value[:1] in first or value in words:
-                            value = key(value)
-                    pending = value
-                    continue
-                if plain and (value[:1] in first or value in words or value == "<<"):
-                    if value == "<<":
+                        else:
+                            pending = value
+                        continue
+                    if event.implicit[0] and (value[:1] in first or value in words):
+                        value = scalar(value)
+                    elif value == "<<" and event.implicit[0]:
                         raise NotPlain
+                    container[pending] = value
+                    pending = _NO_KEY
+                    continue
+                if event.implicit[0] and (value[:1] in first or value in words):
                     value = scalar(value)
-            elif kind is _MappingStart or kind is _SequenceStart:
-                if event.tag is not None or event.anchor is not None:
+                elif value == "<<" and event.implicit[0]:
                     raise NotPlain
-                if in_mapping and pending is _NO_KEY:
-                    raise NotPlain  # a collection as a key
-                value = {} if kind is _MappingStart else []
-            elif kind is _MappingEnd or kind is _SequenceEnd:
+                if container is None:
+                    root = value
+                else:
+                    container.append(value)
+                continue
+            if kind is _MappingEnd or kind is _SequenceEnd:
                 if stack:
                     container, in_mapping, pending, seen, number = stack.pop()
                 continue
+            if kind is _MappingStart:
+                value = {}
+            elif kind is _SequenceStart:
+                value = []
             elif kind is _DocumentEnd:
                 break
             else:
                 raise NotPlain  # an alias
+            if event.tag is not None or event.anchor is not None:
+                raise NotPlain
             if container is None:
                 root = value
             elif in_mapping:
+                if pending is _NO_KEY:
+                    raise NotPlain  # a collection as a key
                 container[pending] = value
-                pending = _NO_KEY
+                stack.append((container, True, _NO_KEY, seen, number))
             else:
                 container.append(value)
-            if kind is not _ScalarEvent:
-                if container is not None:
-                    stack.append((container, in_mapping, pending, seen, number))
-                container = value
-                in_mapping = kind is _MappingStart
-                if in_mapping:
-                    pending, seen = _NO_KEY, set()
-                    mapping_number += 1
-                    number = mapping_number
+                stack.append((container, False, _NO_KEY, seen, number))
+            container = value
+            in_mapping = kind is _MappingStart
+            if in_mapping:
+                pending, seen = _NO_KEY, set()
+                mappings += 1
+                number = mappings
     except NotPlain:
         raise
     except Exception:
@@ -479,8 +492,12 @@ def first_built_or_loaded(
     ``loader_class`` constructs it (``False``); the caller's ``scalar`` and ``key`` must give
     what its conversion of the loader's values would."""
     text = _text(stream, where)
-    if not _has_anchors(text):
-        _check_depth(text, safe.limits().max_depth, where)
+    limits = safe.limits()
+    # The builder refuses anchors and aliases, so what it builds is a tree: no expansion for the
+    # alias bound to measure (a ratio of at least 1 allows any tree), and its depth is what
+    # _check_depth bounds. An "&" in the text (often in prose) costs no graph check then.
+    if limits.yaml_alias_ratio >= 1 or not _has_anchors(text):
+        _check_depth(text, limits.max_depth, where)
         try:
             return build_plain(text, where, scalar, key, special), True
         except NotPlain:

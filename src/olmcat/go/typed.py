@@ -94,11 +94,28 @@ _GO_SPACE = (
 )
 
 
+# A field path is kept as written while checking and spelled only when a check fails: a
+# struct field is its name, a list element its index, a map entry its key in a 1-tuple.
+Segment = str | int | tuple[str]
+
+
 class _Failure(Exception):
-    def __init__(self, path: list[str], problem: str) -> None:
+    def __init__(self, path: list[Segment], problem: str) -> None:
         super().__init__(problem)
         self.path = path
         self.problem = problem
+
+
+def _spelled(path: list[Segment]) -> str:
+    parts = []
+    for segment in path:
+        if type(segment) is int:
+            parts.append(f"[{segment}]")
+        elif type(segment) is tuple:
+            parts.append(f"[{segment[0]!r}]")
+        else:
+            parts.append(f".{segment}")
+    return "".join(parts).lstrip(".")
 
 
 def decode_error(value: Any, type_name: str, mode: Mode = "json", *, root: str = "") -> str | None:
@@ -110,7 +127,7 @@ def decode_error(value: Any, type_name: str, mode: Mode = "json", *, root: str =
     try:
         _check(value, type_name, mode, [root] if root else [])
     except _Failure as failure:
-        where = "".join(failure.path).lstrip(".")
+        where = _spelled(failure.path)
         return f"{where}: {failure.problem}" if where else failure.problem
     except RecursionError:
         return "nested too deeply to decode"
@@ -131,7 +148,7 @@ def _kind(value: Any) -> str:
     return "an object"
 
 
-def _fail(path: list[str], value: Any, expected: str) -> _Failure:
+def _fail(path: list[Segment], value: Any, expected: str) -> _Failure:
     return _Failure(list(path), f"{_kind(value)} where {expected} is expected")
 
 
@@ -141,7 +158,7 @@ def _number_text(value: Any) -> str | None:
     return str(value) if not isinstance(value, float) else repr(value)
 
 
-def _check(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
+def _check(value: Any, type_name: str, mode: Mode, path: list[Segment]) -> None:
     pointer = type_name.startswith("*")
     if pointer:
         type_name = type_name[1:]
@@ -165,7 +182,9 @@ def _check(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
             raise _fail(path, value, "an array")
         element = type_name[2:]
         for index, item in enumerate(value):
-            path.append(f"[{index}]")
+            if element == "string" and type(item) is str:
+                continue
+            path.append(index)
             _check(item, element, mode, path)
             path.pop()
         return
@@ -174,14 +193,16 @@ def _check(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
             raise _fail(path, value, "an object")
         element = type_name[len("map[string]") :]
         for key, item in value.items():
-            path.append(f"[{key!r}]")
+            if element == "string" and type(item) is str:
+                continue
+            path.append((key,))
             _check(item, element, mode, path)
             path.pop()
         return
     _scalar(value, type_name, mode, path)
 
 
-def _struct(value: Any, fields: Struct, mode: Mode, path: list[str]) -> None:
+def _struct(value: Any, fields: Struct, mode: Mode, path: list[Segment]) -> None:
     if not isinstance(value, dict):
         raise _fail(path, value, "an object")
     exact, folded = _field_index(fields, mode)
@@ -189,9 +210,9 @@ def _struct(value: Any, fields: Struct, mode: Mode, path: list[str]) -> None:
         type_name = exact.get(key)
         if type_name is None and mode == "json":
             type_name = folded.get(key.lower())
-        if type_name is None:
-            continue  # unknown fields are ignored
-        path.append(f".{key}")
+        if type_name is None or (type_name == "string" and type(item) is str):
+            continue  # unknown fields are ignored; a string in a string field is fine
+        path.append(key)
         _check(item, type_name, mode, path)
         path.pop()
 
@@ -226,7 +247,7 @@ def _field_index(fields: Struct, mode: Mode) -> tuple[dict[str, str], dict[str, 
     return exact, folded
 
 
-def _scalar(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
+def _scalar(value: Any, type_name: str, mode: Mode, path: list[Segment]) -> None:
     if type_name == "any":
         return
     if type_name == "string":
@@ -272,7 +293,9 @@ def _scalar(value: Any, type_name: str, mode: Mode, path: list[str]) -> None:
     _custom(value, type_name, number, mode, path)
 
 
-def _custom(value: Any, type_name: str, number: str | None, mode: Mode, path: list[str]) -> None:
+def _custom(
+    value: Any, type_name: str, number: str | None, mode: Mode, path: list[Segment]
+) -> None:
     text = value if isinstance(value, str) and not isinstance(value, RawNumber) else None
     if type_name == "quantity":
         raw = number if number is not None else text
