@@ -33,6 +33,24 @@ def test_results_in_order_with_limits_and_notices_from_the_workers() -> None:
     assert [n.message for n in log] == [f"job {n}" for n in range(10)]
 
 
+def _sleepy_square(number: int) -> tuple[int, int]:
+    safe.notify(Notice("test.job", f"job {number}"))
+    time.sleep(0.05 if number % 3 else 0.3)  # the workers' jobs finish out of order
+    return number * number, os.getpid()
+
+
+def test_sharing_parent_computes_jobs_too_and_order_holds() -> None:
+    log = NoticeLog()
+    with safe.notices_to(log):
+        results = list(map_in_order(_sleepy_square, range(12), workers=2, share=True))
+    assert [r[0] for r in results] == [n * n for n in range(12)]
+    pids = {r[1] for r in results}
+    assert os.getpid() in pids and len(pids) == 2  # the parent and one worker process
+    assert [n.message for n in log] == [f"job {n}" for n in range(12)]
+    with pytest.raises(ValueError, match="at least one worker"):
+        list(map_in_order(_sleepy_square, range(2), workers=1, share=True))
+
+
 def test_stopping_early_kills_the_workers_at_once() -> None:
     results = map_in_order(_slow, range(6), workers=2)
     first = next(results)

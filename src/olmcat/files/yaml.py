@@ -245,6 +245,9 @@ def build_plain(
     parser: Any = _EventParser(text)
     get = parser.get_event
     first, words = special
+    first = first | {"<"}  # "<<" is a merge key
+    # Tags need a "!" and anchors a "&": without either the events need no look for them.
+    props = "!" in text or "&" in text
     # (depth, mapping number, line, key text) of every repeated key, for the notices.
     duplicates: list[tuple[int, int, int, str]] = []
     try:
@@ -264,7 +267,7 @@ def build_plain(
             event = get()
             kind = event.__class__
             if kind is _ScalarEvent:
-                if event.tag is not None or event.anchor is not None:
+                if props and (event.tag is not None or event.anchor is not None):
                     raise NotPlain
                 value = event.value
                 if in_mapping:
@@ -276,23 +279,22 @@ def build_plain(
                         else:
                             seen.add(value)
                         if event.implicit[0] and (value[:1] in first or value in words):
-                            pending = key(value)
-                        elif value == "<<" and event.implicit[0]:
-                            raise NotPlain  # a merge key
-                        else:
-                            pending = value
+                            if value == "<<":
+                                raise NotPlain  # a merge key
+                            value = key(value)
+                        pending = value
                         continue
                     if event.implicit[0] and (value[:1] in first or value in words):
+                        if value == "<<":
+                            raise NotPlain
                         value = scalar(value)
-                    elif value == "<<" and event.implicit[0]:
-                        raise NotPlain
                     container[pending] = value
                     pending = _NO_KEY
                     continue
                 if event.implicit[0] and (value[:1] in first or value in words):
+                    if value == "<<":
+                        raise NotPlain
                     value = scalar(value)
-                elif value == "<<" and event.implicit[0]:
-                    raise NotPlain
                 if container is None:
                     root = value
                 else:

@@ -130,25 +130,54 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             writer.close()
 
 
-def map_in_order(function: Callable[[J], R], jobs: Iterable[J], workers: int) -> Iterator[R]:
+def map_in_order(
+    function: Callable[[J], R], jobs: Iterable[J], workers: int, *, share: bool = False
+) -> Iterator[R]:
     """``function(job)`` for every job, computed in ``workers`` processes and yielded in job
-    order. At most two jobs per worker are in flight, so results never pile up in memory."""
+    order. At most two jobs per worker are in flight, so results never pile up in memory.
+
+    With ``share`` the calling process is one of the ``workers``: while the result due next is
+    not ready it computes the next job itself (one process fewer to start and to hold in
+    memory, and no core left idle while the caller waits)."""
     global _starting_workers
+    pool_size = workers - 1 if share else workers
+    if pool_size < 1:
+        raise ValueError("map_in_order needs at least one worker process")
     queued = iter(jobs)
     _starting_workers = True
     pool = ProcessPoolExecutor(
-        max_workers=workers, initializer=_initialize, initargs=(os.getpid(), safe.snapshot())
+        max_workers=pool_size, initializer=_initialize, initargs=(os.getpid(), safe.snapshot())
     )
     finished = False
     try:
-        pending: deque[Future[tuple[R, list[Notice]]]] = deque(
-            pool.submit(_call, function, job) for job in itertools.islice(queued, workers * 2)
+        pending: deque[Future[tuple[R, list[Notice]]] | tuple[R, list[Notice]]] = deque(
+            pool.submit(_call, function, job) for job in itertools.islice(queued, pool_size * 2)
         )
+        in_pool = len(pending)
         while pending:
-            result, notices = pending.popleft().result()
-            job = next(queued, None)
-            if job is not None:
+            head = pending[0]
+            if (
+                isinstance(head, Future)
+                and not head.done()
+                and share
+                and len(pending) < 4 * workers
+            ):
+                job = next(queued, None)
+                if job is not None:
+                    pending.append(_call(function, job))
+                    continue
+            pending.popleft()
+            if isinstance(head, Future):
+                result, notices = head.result()
+                in_pool -= 1
+            else:
+                result, notices = head
+            while in_pool < pool_size * 2:
+                job = next(queued, None)
+                if job is None:
+                    break
                 pending.append(pool.submit(_call, function, job))
+                in_pool += 1
             for notice in notices:
                 safe.notify(notice)
             yield result

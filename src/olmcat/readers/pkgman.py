@@ -683,7 +683,7 @@ class PkgmanCatalog:
         ]
         workers = worker_count(len(jobs) // 8)
         results: Iterable[DirResult] = (
-            map_in_order(scan_directory, jobs, workers)
+            map_in_order(scan_directory, jobs, workers, share=True)
             if workers > 1
             else (scan_directory(job) for job in jobs)
         )
