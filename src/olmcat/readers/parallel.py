@@ -10,8 +10,6 @@ input notices reach the parent's sink, in job order.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import itertools
 import os
 import signal
@@ -20,8 +18,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 from olmcat.errors import InputError
 from olmcat.files import safe
@@ -52,8 +52,12 @@ def worker_count(jobs: int) -> int:
 def _die_with_parent(parent: int) -> None:
     """Make this process end when ``parent`` does, even on SIGKILL."""
     if sys.platform.startswith("linux"):
+        import ctypes  # here, in the worker: a run without workers never loads it
+
         with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            # The process's own symbols include libc's (no ctypes.util.find_library, which
+            # runs ldconfig and imports half the standard library).
+            libc = ctypes.CDLL(None, use_errno=True)
             if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
                 if os.getppid() != parent:  # the parent died before prctl took effect
                     os._exit(1)
@@ -139,6 +143,10 @@ def map_in_order(
     With ``share`` the calling process is one of the ``workers``: while the result due next is
     not ready it computes the next job itself (one process fewer to start and to hold in
     memory, and no core left idle while the caller waits)."""
+    # Imported here: multiprocessing and concurrent.futures cost ~3 MiB of memory and some
+    # milliseconds, which a run without workers does not need.
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     global _starting_workers
     pool_size = workers - 1 if share else workers
     if pool_size < 1:
