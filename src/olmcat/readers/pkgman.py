@@ -426,9 +426,12 @@ def _candidate(
         return candidate
     provided = _provided(crds, spec)
     candidate.errors += _owned_missing(spec, provided)
+    marshalled = [marshal_object(o) for o in members]
     payload = Payload(
-        manifests=[marshal_object(o) for o in members],
-        csv=marshal_object(csv),
+        manifests=marshalled,
+        # The CSV is one of the members: its text is written once.
+        csv=next((t for o, t in zip(members, marshalled, strict=True) if o is csv), None)
+        or marshal_object(csv),
         provided=sorted({prop.GVK(g, k, v) for g, v, k, _ in provided}),
         required=sorted(_required(spec)),
         properties=properties,
