@@ -128,6 +128,21 @@ def test_stale_scratch_directories_are_removed(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, unrelated.name])
 
 
+def test_an_interrupted_run_removes_its_own_scratch_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    made = safe.scratch_dir("image")
+    (made / "index.db").write_bytes(b"db")
+    # As if mkdtemp had made it but a Ctrl-C came before it returned: found by its name.
+    cut_short = tmp_path / f"olmcat-pkgman-{os.getpid()}-x1"
+    cut_short.mkdir()
+    other_process = tmp_path / f"olmcat-image-{os.getppid()}-x2"
+    other_process.mkdir()
+    safe.remove_own_scratch()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other_process.name]
+
+
 def test_bidi_controls_in_names_are_reported() -> None:
     from olmcat.notices import NoticeLog
 

@@ -644,6 +644,7 @@ def boundary(settings: Settings) -> Iterator[None]:
         # and `python -m` then ends by SIGINT instead of our exit status. Any later string exec
         # resets that mark.
         exec("None")
+        safe.remove_own_scratch()
         _silence_stdout()
         signum = error.signum if isinstance(error, _Terminated) else signal.SIGINT
         raise Interrupted(signum) from None

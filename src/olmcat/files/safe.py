@@ -481,16 +481,36 @@ def walk(top: str | os.PathLike[str]) -> Iterator[tuple[Path, list[str], list[st
 SCRATCH_PREFIX = "olmcat-"
 
 
+# Every scratch directory this process made: a Ctrl-C can land between making one and the
+# try/finally that would remove it, so the interrupted-run path sweeps what is left.
+_MADE: list[Path] = []
+
+
 def scratch_dir(kind: str) -> Path:
     """A new private temporary directory ``olmcat-<kind>-<pid>-*``; stale ones are removed."""
     clean_stale_scratch()
     try:
-        return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{kind}-{os.getpid()}-"))
+        path = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{kind}-{os.getpid()}-"))
+        _MADE.append(path)
+        return path
     except OSError as exc:
         raise OutputError(
             f"cannot create a temporary directory in {tempfile.gettempdir()}: {exc.strerror} "
             "(set TMPDIR to a writable directory with space)"
         ) from None
+
+
+def remove_own_scratch() -> None:
+    """Remove the scratch directories this process made that still exist (an interrupted run
+    ends without waiting for each owner's cleanup), including one whose ``mkdtemp`` was cut
+    short before it returned."""
+    mine = f"-{os.getpid()}-"
+    found = [p for p in _MADE if mine in p.name]
+    with contextlib.suppress(OSError):
+        found += Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*{mine}*")
+    for path in found:
+        shutil.rmtree(path, ignore_errors=True)
+    _MADE.clear()
 
 
 def pid_alive(pid: int) -> bool:
