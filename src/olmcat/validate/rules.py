@@ -78,9 +78,11 @@ RULES: tuple[Rule, ...] = (
         "OLMCAT-FS002",
         "unparsable-file",
         BOTH,
-        "A catalog file is not a valid JSON stream or YAML document stream.",
+        "A catalog file is not a valid JSON stream or YAML document stream, or exceeds a reading "
+        "bound (nesting depth, YAML alias expansion).",
         "invalid character ... / error converting YAML to JSON",
-        "fix the syntax at the position shown",
+        "fix the syntax at the position shown; for a bound, flatten the document (or raise "
+        "--max-depth / --max-yaml-alias-ratio if it is genuine)",
     ),
     _r(
         "OLMCAT-FS003",
