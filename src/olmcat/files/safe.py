@@ -481,36 +481,16 @@ def walk(top: str | os.PathLike[str]) -> Iterator[tuple[Path, list[str], list[st
 SCRATCH_PREFIX = "olmcat-"
 
 
-# Every scratch directory this process made: a Ctrl-C can land between making one and the
-# try/finally that would remove it, so the interrupted-run path sweeps what is left.
-_MADE: list[Path] = []
-
-
 def scratch_dir(kind: str) -> Path:
     """A new private temporary directory ``olmcat-<kind>-<pid>-*``; stale ones are removed."""
     clean_stale_scratch()
     try:
-        path = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{kind}-{os.getpid()}-"))
-        _MADE.append(path)
-        return path
+        return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{kind}-{os.getpid()}-"))
     except OSError as exc:
         raise OutputError(
             f"cannot create a temporary directory in {tempfile.gettempdir()}: {exc.strerror} "
             "(set TMPDIR to a writable directory with space)"
         ) from None
-
-
-def remove_own_scratch() -> None:
-    """Remove the scratch directories this process made that still exist (an interrupted run
-    ends without waiting for each owner's cleanup), including one whose ``mkdtemp`` was cut
-    short before it returned."""
-    mine = f"-{os.getpid()}-"
-    found = [p for p in _MADE if mine in p.name]
-    with contextlib.suppress(OSError):
-        found += Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*{mine}*")
-    for path in found:
-        shutil.rmtree(path, ignore_errors=True)
-    _MADE.clear()
 
 
 def pid_alive(pid: int) -> bool:
@@ -523,15 +503,14 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale_scratch(directory: str | None = None) -> list[Path]:
-    """Remove ``olmcat-<kind>-<pid>-*`` directories whose process is gone; return them."""
+def _scratch_dirs(directory: str | None) -> Iterator[tuple[Path, int]]:
+    """The ``olmcat-<kind>-<pid>-*`` directories (not links) of this user, with their pid."""
     base = Path(directory or tempfile.gettempdir())
-    removed: list[Path] = []
     uid = os.getuid() if hasattr(os, "getuid") else None
     try:
         candidates = list(base.glob(SCRATCH_PREFIX + "*-*-*"))
     except OSError:
-        return removed
+        return
     for candidate in candidates:
         parts = candidate.name[len(SCRATCH_PREFIX) :].split("-")
         if len(parts) < 3 or not parts[1].isdigit():
@@ -542,11 +521,27 @@ def clean_stale_scratch(directory: str | None = None) -> list[Path]:
             continue
         if not stat.S_ISDIR(info.st_mode) or (uid is not None and info.st_uid != uid):
             continue
-        if int(parts[1]) == os.getpid() or pid_alive(int(parts[1])):
+        yield candidate, int(parts[1])
+
+
+def clean_stale_scratch(directory: str | None = None) -> list[Path]:
+    """Remove ``olmcat-<kind>-<pid>-*`` directories whose process is gone; return them."""
+    removed: list[Path] = []
+    for candidate, pid in _scratch_dirs(directory):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         shutil.rmtree(candidate, ignore_errors=True)
         removed.append(candidate)
     return removed
+
+
+def remove_own_scratch() -> None:
+    """Remove this process's scratch directories: an interrupted run ends without waiting for
+    each owner's cleanup, and a Ctrl-C can land between ``mkdtemp`` and the try/finally that
+    would remove its directory (or inside ``mkdtemp``, after the directory exists)."""
+    for candidate, pid in _scratch_dirs(None):
+        if pid == os.getpid():
+            shutil.rmtree(candidate, ignore_errors=True)
 
 
 def is_disk_full(exc: BaseException) -> bool:
