@@ -20,8 +20,11 @@ def write_package(
     channels: list[tuple[str, str]],
     versions: dict[str, list[dict[str, Any]]],
     default: str | None = None,
+    *,
+    file_name: Callable[[int, dict[str, Any]], str] | None = None,
 ) -> Path:
-    """<root>/<name>/<name>.package.yaml plus one directory per version with its manifests."""
+    """<root>/<name>/<name>.package.yaml plus one directory per version with its manifests,
+    each named by ``file_name(index, manifest)`` (default ``NN-<metadata.name>.yaml``)."""
     pkg_dir = root / name
     pkg_dir.mkdir(parents=True)
     manifest: dict[str, Any] = {
@@ -34,7 +37,11 @@ def write_package(
     for version, docs in versions.items():
         (pkg_dir / version).mkdir()
         for index, doc in enumerate(docs):
-            filename = f"{index:02d}-{doc['metadata']['name']}.yaml"
+            filename = (
+                file_name(index, doc)
+                if file_name
+                else f"{index:02d}-{doc['metadata']['name']}.yaml"
+            )
             (pkg_dir / version / filename).write_text(yaml.safe_dump(doc))
     return pkg_dir
 

@@ -16,6 +16,7 @@ from olmcat.errors import OutputError, ValidationError
 from olmcat.migrate import migrate_pkgman
 from olmcat.notices import NoticeLog
 from olmcat.writers.bundles import annotations_yaml, pkgman_to_bundles
+from tests.support import pkgman_trees as trees
 from tests.support.builders import csv as csv_doc
 from tests.support.paths import parse_stream
 from tests.support.pkgman_trees import several_csvs_in_one_directory
@@ -29,22 +30,14 @@ def write_package(
     default: str | None = None,
 ) -> Path:
     """<root>/<name>/<name>.package.yaml plus <version>/<csv file> per version (spec extras)."""
-    pkg_dir = root / name
-    pkg_dir.mkdir(parents=True)
-    manifest: dict[str, Any] = {
-        "packageName": name,
-        "channels": [{"name": c, "currentCSV": h} for c, h in channels],
-    }
-    if default is not None:
-        manifest["defaultChannel"] = default
-    (pkg_dir / f"{name}.package.yaml").write_text(yaml.safe_dump(manifest))
-    for version, spec in versions.items():
-        (pkg_dir / version).mkdir()
-        doc = csv_doc(f"{name}.v{version}", version, **spec)
-        (pkg_dir / version / f"{name}.v{version}.clusterserviceversion.yaml").write_text(
-            yaml.safe_dump(doc)
-        )
-    return pkg_dir
+    return trees.write_package(
+        root,
+        name,
+        channels,
+        {v: [csv_doc(f"{name}.v{v}", v, **spec)] for v, spec in versions.items()},
+        default,
+        file_name=lambda _, doc: f"{doc['metadata']['name']}.clusterserviceversion.yaml",
+    )
 
 
 def annotations(out: Path, package: str, version: str) -> dict[str, str]:
