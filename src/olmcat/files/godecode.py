@@ -182,6 +182,12 @@ def _view_key(text: str) -> str:
     return _key(v2_scalar(text))
 
 
+class V2StrictLoader(V2Loader):
+    """:class:`V2Loader` refusing a key given twice in one mapping (yaml.v2's UnmarshalStrict)."""
+
+    duplicate_keys_refused = True
+
+
 def _construct_go_scalar(loader: V2Loader, node: yaml.ScalarNode) -> Any:
     return v2_scalar(loader.construct_scalar(node))
 

@@ -45,9 +45,11 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class GoLoader(_Base):  # type: ignore[misc]
-    """SafeLoader without timestamp resolution, reporting duplicate mapping keys."""
+    """SafeLoader without timestamp resolution, reporting duplicate mapping keys (refusing
+    them when ``duplicate_keys_refused``, as yaml.v2's UnmarshalStrict does)."""
 
     where = "<input>"
+    duplicate_keys_refused = False
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
@@ -58,7 +60,7 @@ class GoLoader(_Base):  # type: ignore[misc]
         # it and rewrites node.value as it goes: look at the keys as written, before that.
         if id(node) not in self._checked:
             self._checked.add(id(node))
-            _report_duplicates(node, self.where)
+            _report_duplicates(node, self.where, refuse=self.duplicate_keys_refused)
         super().flatten_mapping(node)
 
 
@@ -70,7 +72,7 @@ GoLoader.yaml_implicit_resolvers = {
 }
 
 
-def _report_duplicates(node: yaml.MappingNode, where: str) -> None:
+def _report_duplicates(node: yaml.MappingNode, where: str, *, refuse: bool = False) -> None:
     # Keys become strings (Go's YAML-to-JSON), so keys written alike are duplicates.
     keys = [k.value for k, _ in node.value if type(k) is yaml.ScalarNode]
     if len(keys) < 2 or len(set(keys)) == len(keys):
@@ -81,6 +83,11 @@ def _report_duplicates(node: yaml.MappingNode, where: str) -> None:
             continue
         if key_node.value in seen:
             line = key_node.start_mark.line + 1 if key_node.start_mark else 0
+            if refuse:
+                raise InputError(
+                    f"{where}: line {line}: key {_shown(key_node.value)} is given twice in one "
+                    "mapping"
+                )
             _notify_duplicate(where, line, key_node.value)
         seen.add(key_node.value)
 

@@ -20,10 +20,7 @@ import json.scanner
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from olmcat.files.yaml import GoLoader
+from typing import Any, Literal
 
 from olmcat.errors import EncodingError, InputError, OutputError
 from olmcat.go.json import RawNumber, compact, encode, go_float, go_marshal, go_string
@@ -567,32 +564,6 @@ def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str
         yield from render_blobs(blobs, output)
 
 
-def _v2_strict_loader() -> type[GoLoader]:
-    """yaml.v2's loader refusing a key given twice in one mapping, as its strict mode does."""
-    import yaml
-
-    from olmcat.files.godecode import V2Loader
-
-    class V2StrictLoader(V2Loader):
-        def flatten_mapping(self, node: yaml.MappingNode) -> None:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node)
-                if isinstance(key, dict | list):
-                    continue  # unhashable keys fail in the real construction
-                if key in seen:
-                    raise InputError(f"{self.where}: key {key!r} is given twice in one mapping")
-                seen.add(key)
-            super().flatten_mapping(node)
-
-    return V2StrictLoader
-
-
-_V2_STRICT: type[GoLoader] | None = None
-
-
 def load_all_v2(text: str, where: str = "<input>", *, unique_keys: bool = False) -> Iterator[Any]:
     """The documents of a YAML stream as opm's YAML-or-JSON decoder makes them: yaml.v2's
     scalars (``y``, ``1e3``, ``0o17``, ...) converted to JSON values by sigs.k8s.io/yaml, read
@@ -601,12 +572,7 @@ def load_all_v2(text: str, where: str = "<input>", *, unique_keys: bool = False)
     from olmcat.files import godecode
     from olmcat.files.yaml import load_all_with
 
-    global _V2_STRICT
-    loader: type[GoLoader] = godecode.V2Loader
-    if unique_keys:
-        if _V2_STRICT is None:
-            _V2_STRICT = _v2_strict_loader()
-        loader = _V2_STRICT
+    loader = godecode.V2StrictLoader if unique_keys else godecode.V2Loader
     try:
         for document in load_all_with(loader, text, where=where):
             if document is not None:
