@@ -142,6 +142,17 @@ def test_yaml_v2_numbers_are_numbers(refs: dict[str, Path]) -> None:
     assert (note["a"], note["b"], note["c"], note["d"]) == (1000, 15, 8, 10)
 
 
+def test_an_alias_bomb_is_one_line_naming_the_file_once(refs: dict[str, Path]) -> None:
+    rows = ["schema: acme.note", "a: &a [x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdef", "bcdefg", strict=True):
+        rows.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    with pytest.raises(InputError) as caught:
+        render(refs, "\n".join(rows) + "\n")
+    message = str(caught.value)
+    assert "YAML aliases expand" in message and "\n" not in message
+    assert "not valid YAML" not in message  # the bound, not a syntax error
+
+
 def test_raw_values_keep_their_json_spelling(refs: dict[str, Path]) -> None:
     text = (
         '{"schema":"olm.package","name":"demo","properties":[{"type":"t","value":'

@@ -604,6 +604,8 @@ def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | An
     source = Source(where, from_yaml=True)
     try:
         documents = list(load_all_v2(text, where))
+    except InputError:
+        raise  # the bounded loader's one line already names the file
     except Exception as exc:  # yaml errors of libyaml
         raise InputError(f"{where}: not valid YAML: {str(exc).splitlines()[0]}") from None
     for doc in documents:
