@@ -1,0 +1,153 @@
+"""The opm releases olmcat imitates, and which behaviours each one has.
+
+olmcat writes what opm writes; where opm's output or verdicts changed between releases, the release
+a pipeline pins (``--opm-version``) selects the behaviour. :data:`RELEASES` is every
+operator-registry tag from v1.26.5 (the oracle) to v1.73.0. :data:`BEHAVIOURS` ties each change
+that alters output or verdicts to the release and upstream commit that introduced it;
+``docs/opm-releases.md`` is that table for readers, and a test keeps the two in step.
+
+Code asks a release a question by behaviour name (``release.has("…")``), never by comparing
+version numbers itself, so that each behaviour's starting release is written down once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BEHAVIOURS",
+    "NEWEST",
+    "OLDEST",
+    "RELEASES",
+    "Behaviour",
+    "OpmRelease",
+    "opm_release",
+]
+
+_TAGS = (
+    "v1.26.5",
+    "v1.27.0",
+    "v1.27.1",
+    "v1.28.0",
+    "v1.29.0",
+    "v1.30.0",
+    "v1.30.1",
+    "v1.31.0",
+    "v1.32.0",
+    "v1.33.0",
+    "v1.34.0",
+    "v1.35.0",
+    "v1.36.0",
+    "v1.37.0",
+    "v1.38.0",
+    "v1.39.0",
+    "v1.40.0",
+    "v1.41.0",
+    "v1.42.0",
+    "v1.43.0",
+    "v1.43.1",
+    "v1.44.0",
+    "v1.45.0",
+    "v1.46.0",
+    "v1.47.0",
+    "v1.48.0",
+    "v1.49.0",
+    "v1.50.0",
+    "v1.51.0",
+    "v1.52.0",
+    "v1.53.0",
+    "v1.54.0",
+    "v1.55.0",
+    "v1.56.0",
+    "v1.57.0",
+    "v1.58.0",
+    "v1.59.0",
+    "v1.60.0",
+    "v1.61.0",
+    "v1.62.0",
+    "v1.63.0",
+    "v1.64.0",
+    "v1.65.0",
+    "v1.66.0",
+    "v1.67.0",
+    "v1.68.0",
+    "v1.69.0",
+    "v1.70.0",
+    "v1.71.0",
+    "v1.72.0",
+    "v1.73.0",
+)
+
+
+@dataclass(frozen=True, order=True)
+class OpmRelease:
+    """One released opm (operator-registry tag)."""
+
+    major: int
+    minor: int
+    patch: int
+
+    @property
+    def tag(self) -> str:
+        """The git tag, e.g. ``v1.46.0``; also the stable text used in cache keys."""
+        return f"v{self.major}.{self.minor}.{self.patch}"
+
+    def __str__(self) -> str:
+        return self.tag
+
+    def at_least(self, tag: str) -> bool:
+        """True when this release is ``tag`` or newer."""
+        return self >= _parse_tag(tag)
+
+    def has(self, behaviour: str) -> bool:
+        """True when ``behaviour`` (a name in :data:`BEHAVIOURS`) is in force at this release."""
+        try:
+            found = _BY_NAME[behaviour]
+        except KeyError:
+            raise KeyError(f"unknown opm behaviour {behaviour!r}") from None
+        return self.at_least(found.since) and (
+            found.until is None or not self.at_least(found.until)
+        )
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A change in opm's output or verdicts, tied to where it came from."""
+
+    name: str
+    since: str
+    """The first release (tag) that behaves this way."""
+    commit: str
+    """The upstream commit (operator-registry) that introduced it."""
+    summary: str
+    until: str | None = None
+    """The first release that no longer behaves this way (``None``: still in force)."""
+
+
+def _parse_tag(tag: str) -> OpmRelease:
+    parts = tag.removeprefix("v").split(".")
+    major, minor, patch = (int(p) for p in parts)
+    return OpmRelease(major, minor, patch)
+
+
+RELEASES: tuple[OpmRelease, ...] = tuple(_parse_tag(t) for t in _TAGS)
+OLDEST = RELEASES[0]
+NEWEST = RELEASES[-1]
+
+BEHAVIOURS: tuple[Behaviour, ...] = ()
+
+_BY_NAME = {b.name: b for b in BEHAVIOURS}
+
+
+def opm_release(text: str) -> OpmRelease:
+    """The release ``text`` names: ``X.Y.Z`` exactly, or ``X.Y`` for that line's newest patch
+    (``1.26`` is v1.26.5); a leading ``v`` is allowed. ``ValueError`` names the known range."""
+    wanted = text.strip().removeprefix("v").split(".")
+    known = f"opm releases {OLDEST.tag} to {NEWEST.tag}"
+    if len(wanted) not in (2, 3) or not all(p.isdigit() for p in wanted):
+        raise ValueError(f"{text!r} is not an opm release (X.Y or X.Y.Z); olmcat knows {known}")
+    numbers = tuple(int(p) for p in wanted)
+    matches = [r for r in RELEASES if (r.major, r.minor, r.patch)[: len(numbers)] == numbers]
+    if not matches:
+        raise ValueError(f"opm {text} is not a release olmcat knows; it knows {known}")
+    return matches[-1]
