@@ -2,7 +2,7 @@
 
 Only the command layer turns domain errors into exit codes: 1 for a problem with the input or
 output (one line on stderr, a traceback only with ``--debug``), 2 for usage errors (click's),
-130 for Ctrl-C; see :func:`olmcat.commands._common.boundary` for the rest. Command modules are
+130 for Ctrl-C; see :func:`olmcat.commands._boundary.boundary` for the rest. Command modules are
 imported only when their command runs, so ``migrate`` does not pay for the imports of ``mirror``
 or ``diff``; each gets the common options (``--debug``, ``-q``, input limits) when loaded.
 """
@@ -20,15 +20,11 @@ from typing import Any
 import click
 
 from olmcat import __version__
-from olmcat.commands._common import (
-    Interrupted,
-    Settings,
-    boundary,
-    guard_standard_streams,
-    install_common_options,
-    program_signals,
-    settings_of,
-)
+from olmcat.commands._boundary import boundary
+from olmcat.commands._errors import Interrupted
+from olmcat.commands._options import Settings, install_common_options, settings_of
+from olmcat.commands._signals import program_signals
+from olmcat.commands._streams import guard_standard_streams
 from olmcat.files import safe
 
 # command name -> "module:attribute" of its click command

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from olmcat.cli import COMMANDS, cli
-from olmcat.commands._common import one_line
+from olmcat.commands._errors import one_line
 from tests.support import hostile_inputs as make
 from tests.support.hostile import Sandbox, assert_one_line_failure
 from tests.support.terminal import run_on_terminal

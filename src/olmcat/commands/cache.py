@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import examples, run
+from olmcat.commands._errors import run
+from olmcat.commands._options import examples
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw]?)")
 _SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -7,16 +7,10 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import (
-    NoticeReport,
-    UsageFailure,
-    examples,
-    is_stdio,
-    no_stdout,
-    quiet_option,
-    report_option,
-    run,
-)
+from olmcat.commands._errors import UsageFailure, run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import examples, quiet_option, report_option
+from olmcat.commands._streams import is_stdio, no_stdout
 
 
 @click.group()

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from olmcat.commands._common import CommandError, Settings, examples, print_notice
+from olmcat.commands._errors import CommandError
+from olmcat.commands._notices import print_notice
+from olmcat.commands._options import Settings, examples
 from olmcat.commands._registry import registry_options
 from olmcat.errors import OlmcatError
 

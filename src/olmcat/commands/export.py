@@ -6,15 +6,11 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import (
-    examples,
-    file_for_stdout,
-    platform_option,
-    print_notice,
-    quiet_option,
-    run,
-)
+from olmcat.commands._errors import run
+from olmcat.commands._notices import print_notice
+from olmcat.commands._options import examples, platform_option, quiet_option
 from olmcat.commands._registry import registry_options
+from olmcat.commands._streams import file_for_stdout
 
 
 @click.group("export")

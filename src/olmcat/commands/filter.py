@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import (
-    NoticeReport,
+from olmcat.commands._errors import run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import (
     examples,
     fbc_format_option,
     platform_option,
     quiet_option,
     report_option,
-    run,
-    stdout_when_complete,
 )
 from olmcat.commands._registry import registry_options
+from olmcat.commands._streams import stdout_when_complete
 
 
 @examples(

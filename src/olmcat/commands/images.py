@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import click
 
-from olmcat.commands._common import (
-    examples,
-    platform_option,
-    print_notice,
-    run,
-    stdout_when_complete,
-)
+from olmcat.commands._errors import run
+from olmcat.commands._notices import print_notice
+from olmcat.commands._options import examples, platform_option
 from olmcat.commands._registry import registry_options
+from olmcat.commands._streams import stdout_when_complete
 from olmcat.mirror.images import FORMATS
 
 

@@ -11,7 +11,9 @@ from typing import Any, Literal, TypeVar
 
 import click
 
-from olmcat.commands._common import NoticeReport, examples, run
+from olmcat.commands._errors import run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import examples
 from olmcat.commands._registry import registry_options
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -8,21 +8,18 @@ from typing import Any, TextIO
 
 import click
 
-from olmcat.commands._common import (
-    NoticeReport,
-    UsageFailure,
+from olmcat.commands._errors import UsageFailure, run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import (
     examples,
     fbc_format_option,
-    is_stdio,
     platform_option,
-    progress_bar,
     quiet_option,
     report_option,
-    run,
-    stdin_as_file,
-    stdout_when_complete,
 )
+from olmcat.commands._progress import progress_bar
 from olmcat.commands._registry import registry_options
+from olmcat.commands._streams import is_stdio, stdin_as_file, stdout_when_complete
 from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
 
 

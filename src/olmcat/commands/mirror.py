@@ -9,19 +9,12 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import (
-    NoticeReport,
-    examples,
-    is_stdio,
-    no_stdout,
-    platform_option,
-    print_notice,
-    quiet_option,
-    report_option,
-    run,
-    warn,
-)
+from olmcat.commands._errors import run
+from olmcat.commands._notices import NoticeReport, print_notice
+from olmcat.commands._options import examples, platform_option, quiet_option, report_option
+from olmcat.commands._progress import warn
 from olmcat.commands._registry import registry_options
+from olmcat.commands._streams import is_stdio, no_stdout
 from olmcat.mirror.naming import MAX_POLICY_SIZE
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import examples, platform_option, print_notice, run
+from olmcat.commands._errors import run
+from olmcat.commands._notices import print_notice
+from olmcat.commands._options import examples, platform_option
 from olmcat.commands._registry import registry_options
 
 format_option = click.option(

@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
-from olmcat.commands._common import NoticeReport, examples, report_option, run
+from olmcat.commands._errors import run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import examples, report_option
 
 FORMATS = ("json", "yaml")
 

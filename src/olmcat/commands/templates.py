@@ -10,14 +10,9 @@ from typing import Any, TypeVar
 
 import click
 
-from olmcat.commands._common import (
-    CommandError,
-    NoticeReport,
-    examples,
-    quiet_option,
-    report_option,
-    run,
-)
+from olmcat.commands._errors import CommandError, run
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import examples, quiet_option, report_option
 from olmcat.commands._registry import registry_options
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -11,13 +11,9 @@ from pathlib import Path
 
 import click
 
-from olmcat.commands._common import (
-    CommandError,
-    NoticeReport,
-    Settings,
-    examples,
-    report_option,
-)
+from olmcat.commands._errors import CommandError
+from olmcat.commands._notices import NoticeReport
+from olmcat.commands._options import Settings, examples, report_option
 from olmcat.commands._registry import registry_options
 from olmcat.errors import OlmcatError
 

@@ -7,7 +7,8 @@ import time
 
 import click
 
-from olmcat.commands._common import examples, platform_option, quiet_option, run
+from olmcat.commands._errors import run
+from olmcat.commands._options import examples, platform_option, quiet_option
 from olmcat.commands._registry import registry_options
 
 
