@@ -3,7 +3,7 @@
 
 For each TREE: ``initializer --permissive`` + ``opm migrate`` (the oracle in
 ``../shared/tools/oracle``) and ``olmcat migrate pkgman --permissive``, then per package: identical
-(related-image order of equal images aside, see the README's "Differential tests") or different.
+(related-image order of equal images aside, see docs/differential-tests.md) or different.
 ``--sqlite`` also compares ``olmcat migrate sqlite`` of the initializer's database, ``--yaml`` the
 YAML output, ``--strict`` the runs without ``--permissive`` (both must refuse or agree).
 

@@ -3,7 +3,7 @@
 Readers and operations never print. They call a :data:`NoticeSink` with a :class:`Notice`; the CLI
 formats notices as ``olmcat: warning: ...`` lines on stderr and writes them to ``--report``; a
 library caller collects them with a :class:`NoticeLog` (or passes any callable). Codes are stable
-(documented in the README's report section): tools may match on them, people read ``message``.
+(documented in docs/notices.md): tools may match on them, people read ``message``.
 """
 
 from __future__ import annotations

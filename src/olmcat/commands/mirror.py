@@ -111,7 +111,7 @@ def plan_command(
     """Write what `oc adm catalog mirror --manifests-only` writes for CATALOG into OUT_DIR.
 
     CATALOG is any catalog reference (FBC, SQLite DB, package-manifest tree, image archive);
-    DEST is registry[:port][/namespace...] or file://path. OUT_DIR (absent or empty, written
+    DEST is `registry[:port][/namespace...]` or `file://path`. OUT_DIR (absent or empty, written
     atomically) receives mapping.txt (for `oc image mirror -f`), imageContentSourcePolicy.yaml,
     imageDigestMirrorSet.yaml, imageTagMirrorSet.yaml and, with --index-image, catalogSource.yaml
     and clusterCatalog.yaml (OLM v1).
@@ -288,7 +288,7 @@ def copy_command(
     """Copy every image of a mirror PLAN or CATALOG to DEST, digests unchanged.
 
     PLAN is a directory written by `mirror plan` (or its mapping.txt); CATALOG is any catalog
-    reference, planned here with `mirror plan`'s names. DEST is a registry (HOST[:PORT][/NS],
+    reference, planned here with `mirror plan`'s names. DEST is a registry (`HOST[:PORT][/NS]`,
     docker:// optional) or oci:DIR, an OCI layout that holds every image for a disconnected site
     (named by source reference); --from oci:DIR copies from such a layout to a registry.
 

@@ -44,7 +44,7 @@ GiB = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Every bound olmcat puts on input it reads (README, "Safety and limits")."""
+    """Every bound olmcat puts on input it reads (docs/safety.md)."""
 
     max_file_size: int = 256 * MiB
     """Largest single file (manifest, catalog file, metadata file, standard input) read."""
