@@ -1,7 +1,8 @@
 """The layers of src/olmcat, checked on every import statement (function-level ones included).
 
 A module may import from its own layer or below, never above; top-level packages must not import
-each other in a cycle. A new top-level package or module must be given a layer here.
+each other in a cycle, and no module imports itself through others (no import circle anywhere).
+A new top-level package or module must be given a layer here.
 """
 
 from __future__ import annotations
@@ -50,9 +51,16 @@ def _top(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
+def _module_name(path: Path, src: Path = SRC) -> str:
+    """``src/olmcat/readers/fbc.py`` -> ``olmcat.readers.fbc``; a package's ``__init__.py`` is
+    the package itself."""
+    parts = (src.name, *path.relative_to(src).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, src: Path = SRC) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(), str(path))
-    package = ".".join(("olmcat", *path.relative_to(SRC).with_suffix("").parts))
+    package = ".".join((src.name, *path.relative_to(src).with_suffix("").parts))
     if path.name == "__init__.py":
         package = package.rsplit(".", 1)[0]
     found: list[tuple[int, str]] = []
@@ -68,9 +76,97 @@ def _imports(path: Path) -> list[tuple[int, str]]:
                 target = node.module or ""
             found.append((node.lineno, target))
             # ``from olmcat import diff`` names a subpackage, not an attribute
-            if target == "olmcat":
-                found += [(node.lineno, f"olmcat.{alias.name}") for alias in node.names]
+            if target == src.name:
+                found += [(node.lineno, f"{src.name}.{alias.name}") for alias in node.names]
     return found
+
+
+def _module_imports(src: Path) -> dict[str, set[str]]:
+    """Module -> the modules of ``src`` it imports, from every import statement anywhere in it
+    (function-level and ``TYPE_CHECKING`` ones included). ``from P import m`` imports module
+    ``P.m`` when ``m`` is one, else ``P`` itself (its ``__init__``); a module's own parent
+    packages, which Python loads first, are not counted as imports of it."""
+    paths = {_module_name(path, src): path for path in sorted(src.rglob("*.py"))}
+    edges: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - node.level + 1]
+                    module = ".".join([*base, node.module] if node.module else base)
+                else:
+                    module = node.module or ""
+                submodules = [
+                    f"{module}.{alias.name}"
+                    for alias in node.names
+                    if f"{module}.{alias.name}" in paths
+                ]
+                targets = submodules + ([module] if len(submodules) < len(node.names) else [])
+            for target in targets:
+                while target not in paths and "." in target:  # ``import a.b.c`` of a name in b
+                    target = target.rpartition(".")[0]
+                if target in paths and target != name:
+                    edges[name].add(target)
+    return edges
+
+
+def _import_circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other (directly or through others), each as one
+    circle ``a -> b -> ... -> a`` through it, sorted (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    circles = []
+    for group in groups:
+        start = min(group)
+        # the shortest way back to ``start`` inside the group (breadth first)
+        previous: dict[str, str] = {}
+        frontier = [start]
+        while frontier and start not in previous:
+            following = []
+            for node in frontier:
+                for target in sorted(edges[node] & group):
+                    if target not in previous:
+                        previous[target] = node
+                        following.append(target)
+            frontier = following
+        path = [start]
+        while (node := previous[path[-1]]) != start:
+            path.append(node)
+        circles.append([start, *reversed(path)])
+    return sorted(circles)
 
 
 def _modules() -> list[Path]:
@@ -123,6 +219,34 @@ def test_top_level_packages_do_not_import_each_other_in_a_cycle() -> None:
         if node not in state and visit(node, []):
             break
     assert cycle == [], " -> ".join(cycle)
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    circles = _import_circles(_module_imports(SRC))
+    assert circles == [], "\n".join(" -> ".join(circle) for circle in circles)
+
+
+def test_import_circles_are_found_through_function_level_and_type_checking_imports(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "pkg"
+    (src / "sub").mkdir(parents=True)
+    (src / "__init__.py").write_text("from pkg.low import base\n")
+    (src / "low.py").write_text("base = 1\n")
+    (src / "sub" / "__init__.py").write_text("")
+    (src / "sub" / "a.py").write_text("from pkg.sub import b\n")
+    (src / "sub" / "b.py").write_text("def f():\n    from . import c\n")
+    (src / "sub" / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.sub.a\n"
+    )
+    (src / "sub" / "d.py").write_text("from pkg import base\nfrom pkg.sub.a import x\n")
+    assert _import_circles(_module_imports(src)) == [
+        ["pkg.sub.a", "pkg.sub.b", "pkg.sub.c", "pkg.sub.a"]
+    ]
+    # a package's __init__ importing its own submodules is no circle; importing a name the
+    # package's __init__ defines from a module that __init__ imports is one
+    (src / "low.py").write_text("from pkg import other\nbase = 1\n")
+    assert _import_circles(_module_imports(src))[0] == ["pkg", "pkg.low", "pkg"]
 
 
 def test_no_test_module_imports_another_test_module() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from olmcat.go.semver import Version, parse_version_tolerant
 from olmcat.model import (
     Bundle,
     Channel,
@@ -253,3 +254,27 @@ def reachable(channel: Channel, start: str) -> set[str]:
                 seen.add(target)
                 stack.append(target)
     return seen
+
+
+# -- hand-written channels ---------------------------------------------------------------------
+
+
+def chain(*versions: str, package: str = "p") -> tuple[ChannelEntry, ...]:
+    """A linear replaces chain, oldest first: ``chain("1", "2")`` is p.v2 replaces p.v1."""
+    entries = []
+    previous = ""
+    for version in versions:
+        entries.append(ChannelEntry(f"{package}.v{version}", previous))
+        previous = f"{package}.v{version}"
+    return tuple(entries)
+
+
+def versions_of(channel: Channel) -> dict[str, Version | None]:
+    out: dict[str, Version | None] = {}
+    for entry in channel.entries:
+        out[entry.name] = parse_version_tolerant(entry.name.split(".v", 1)[1])
+    return out
+
+
+def entries(channel: Channel) -> dict[str, tuple[str, tuple[str, ...]]]:
+    return {e.name: (e.replaces, e.skips) for e in channel.entries}

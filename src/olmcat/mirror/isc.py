@@ -30,7 +30,7 @@ validation):
   oc-mirror. Channels must be valid (one head, no cycle) wherever a head or a range is taken.
 
 The *selection* is exactly oc-mirror's. The output catalog's edges are those
-:func:`olmcat.mirror.filter.relink` makes (so the result is always a valid channel), where
+:func:`olmcat.mirror.relink.relink` makes (so the result is always a valid channel), where
 oc-mirror passes the kept entries' edges through unchanged; bundles oc-mirror keeps that are no
 entry of a kept channel (a skipped or replaced name that is a bundle of another channel) are left
 out with a notice, because a catalog cannot hold a bundle in no channel.
@@ -54,6 +54,7 @@ from olmcat.go.semver import (
     parse_constraint_version,
     parse_version,
 )
+from olmcat.mirror.relink import bundle_version, relink
 from olmcat.model import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
@@ -653,8 +654,6 @@ def apply_selection(
     pkg: PackageCatalog, selection: Selection, *, notify: NoticeSink = discard
 ) -> PackageCatalog:
     """``pkg`` cut down to ``selection``, its channels re-linked into valid ones."""
-    from olmcat.mirror.filter import bundle_version, relink
-
     if selection.whole:
         return pkg
     for name in selection.stray_bundles:

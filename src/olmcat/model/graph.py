@@ -20,19 +20,24 @@ OLM ask different questions of it, so the functions are named for the question:
   target by semver steps;
 * :func:`olm_v0_walk` / :func:`olm_v1_walk` — the whole sequence of upgrades each resolver
   performs from an installed bundle, one step at a time.
+
+The functions know a channel by its shape (:class:`Entry`, :class:`ChannelGraph`), not by the
+model's dataclasses: this module sits below :mod:`olmcat.model.types`, whose ``Channel`` offers
+``heads()``, ``head()`` and ``replaces_chain()`` as conveniences over it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from olmcat.errors import ValidationError
-from olmcat.model.types import Channel, ChannelEntry
 from olmcat.model.versions import ZERO, Version, skip_range, version_range
 
 __all__ = [
+    "ChannelGraph",
+    "Entry",
     "closure",
     "distance_from_head",
     "heads",
@@ -54,14 +59,43 @@ __all__ = [
 ]
 
 
-def heads(entries: Iterable[ChannelEntry]) -> list[str]:
+class Entry(Protocol):
+    """A channel entry as the algorithms read it (:class:`olmcat.model.Entry` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def replaces(self) -> str: ...
+    @property
+    def skips(self) -> tuple[str, ...]: ...
+    @property
+    def skip_range(self) -> str: ...
+    def edges(self) -> tuple[str, ...]: ...
+
+
+E = TypeVar("E", bound=Entry)
+E_co = TypeVar("E_co", bound=Entry, covariant=True)
+
+
+class ChannelGraph(Protocol[E_co]):
+    """A channel as the algorithms read it (:class:`olmcat.model.Channel` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def package(self) -> str: ...
+    @property
+    def entries(self) -> tuple[E_co, ...]: ...
+
+
+def heads(entries: Iterable[Entry]) -> list[str]:
     """Names no other entry replaces or skips, sorted. A valid channel has exactly one."""
     listed = list(entries)
     incoming = {target for entry in listed for target in entry.edges()}
     return sorted(entry.name for entry in listed if entry.name not in incoming)
 
 
-def single_head(channel: Channel) -> str:
+def single_head(channel: ChannelGraph[Entry]) -> str:
     """The head of ``channel``; a ValidationError naming the channel unless there is exactly one."""
     found = heads(channel.entries)
     if len(found) != 1:
@@ -73,7 +107,7 @@ def single_head(channel: Channel) -> str:
     return found[0]
 
 
-def replaces_chain(entries: Iterable[ChannelEntry], start: str) -> list[str]:
+def replaces_chain(entries: Iterable[Entry], start: str) -> list[str]:
     """``start`` and then each name it replaces, in order, stopping at a cycle or at a name that
     is not an entry (that name is included: a dangling ``replaces`` target)."""
     by_name = {entry.name: entry for entry in entries}
@@ -86,7 +120,7 @@ def replaces_chain(entries: Iterable[ChannelEntry], start: str) -> list[str]:
     return chain
 
 
-def opm_chain(by_name: Mapping[str, ChannelEntry], head: str) -> list[str]:
+def opm_chain(by_name: Mapping[str, Entry], head: str) -> list[str]:
     """The replaces chain from ``head`` as opm v1.72 walks it to find stranded bundles: it stops
     at a ``replaces`` target that any entry skips (a skipped entry is a leaf, it needs no chain
     below it), at a target outside the channel, and before closing a cycle."""
@@ -105,7 +139,7 @@ def opm_chain(by_name: Mapping[str, ChannelEntry], head: str) -> list[str]:
     return chain
 
 
-def replaces_cycles(by_name: Mapping[str, ChannelEntry]) -> list[list[str]]:
+def replaces_cycles(by_name: Mapping[str, Entry]) -> list[list[str]]:
     """Cycles along ``replaces`` edges only, each once, starting at its smallest name and closed
     (``[a, b, a]``); what opm reports as a replaces cycle."""
     cycles: list[list[str]] = []
@@ -128,7 +162,7 @@ def replaces_cycles(by_name: Mapping[str, ChannelEntry]) -> list[list[str]]:
     return sorted(cycles)
 
 
-def upgrade_cycles(channel: Channel) -> list[tuple[str, ...]]:
+def upgrade_cycles(channel: ChannelGraph[Entry]) -> list[tuple[str, ...]]:
     """Groups of entries that reach each other along ``replaces`` and ``skips`` (strongly
     connected components of more than one entry, or an entry pointing at itself), sorted.
     Tarjan's algorithm, iterative so that long channels cannot exhaust the stack."""
@@ -176,7 +210,7 @@ def upgrade_cycles(channel: Channel) -> list[tuple[str, ...]]:
     return sorted(found)
 
 
-def upgrade_sources(entry: ChannelEntry, versions: Mapping[str, Version]) -> set[str]:
+def upgrade_sources(entry: Entry, versions: Mapping[str, Version]) -> set[str]:
     """Names an install could upgrade from to ``entry`` under OLM v0: its ``replaces``, its
     ``skips`` and every name in ``versions`` that its ``skipRange`` covers (an invalid range
     covers nothing, as in OLM)."""
@@ -188,7 +222,7 @@ def upgrade_sources(entry: ChannelEntry, versions: Mapping[str, Version]) -> set
     return sources
 
 
-def target_head(channel: Channel, versions: Mapping[str, Version]) -> str | None:
+def target_head(channel: ChannelGraph[Entry], versions: Mapping[str, Version]) -> str | None:
     """The head installs should reach: the only head, or with several the highest version (then
     the greatest name) — the others are orphans. None when every entry is on a cycle."""
     found = heads(channel.entries)
@@ -197,7 +231,7 @@ def target_head(channel: Channel, versions: Mapping[str, Version]) -> str | None
     return max(found, key=lambda h: (h in versions, versions.get(h, ZERO), h))
 
 
-def reaching_head(channel: Channel, versions: Mapping[str, Version]) -> set[str]:
+def reaching_head(channel: ChannelGraph[Entry], versions: Mapping[str, Version]) -> set[str]:
     """Names from which the :func:`target_head` of ``channel`` can be reached by upgrades.
 
     ``versions`` maps bundle names to versions for skipRange matching; it may hold names that
@@ -220,7 +254,7 @@ def reaching_head(channel: Channel, versions: Mapping[str, Version]) -> set[str]
     return reached
 
 
-def closure(channel: Channel, wanted: Iterable[str]) -> tuple[ChannelEntry, ...]:
+def closure(channel: ChannelGraph[E], wanted: Iterable[str]) -> tuple[E, ...]:
     """The entries of ``channel`` to keep so that ``wanted`` entries (names) form a valid channel
     on their own: ``wanted``, the head, and the head's replaces chain down to the deepest wanted
     entry. The whole channel when it has no single head or a wanted entry is off the chain."""
@@ -253,7 +287,7 @@ def closure(channel: Channel, wanted: Iterable[str]) -> tuple[ChannelEntry, ...]
     return tuple(e for e in channel.entries if e.name in keep)
 
 
-def distance_from_head(channel: Channel, head: str) -> dict[str, int]:
+def distance_from_head(channel: ChannelGraph[Entry], head: str) -> dict[str, int]:
     """Steps from ``head`` along ``replaces`` for every entry on that chain."""
     names = {e.name for e in channel.entries}
     chain = replaces_chain(channel.entries, head)
@@ -264,7 +298,7 @@ Via = Literal["replaces", "skips", "skipRange", "semver"]
 
 
 def legacy_successors(
-    entries: Iterable[ChannelEntry], name: str, version: Version | None
+    entries: Iterable[Entry], name: str, version: Version | None
 ) -> list[tuple[str, Via]]:
     """Entries an install of ``name`` (at ``version``) may upgrade to in one step, by the
     catalog's edges: those that replace it, skip it, or whose skipRange (blang, as OLM v0 and
@@ -406,7 +440,7 @@ class Walk:
 
 
 def olm_v0_walk(
-    channel: Channel,
+    channel: ChannelGraph[Entry],
     start: str,
     version: Version | None,
     versions: Mapping[str, Version],
@@ -435,7 +469,7 @@ def olm_v0_walk(
 
 
 def olm_v1_walk(
-    channels: Sequence[Channel],
+    channels: Sequence[ChannelGraph[Entry]],
     start: str,
     version: Version | None,
     versions: Mapping[str, Version],

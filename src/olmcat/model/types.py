@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from olmcat.errors import InputError
+from olmcat.model import graph
 from olmcat.model.property import TYPE_DEPRECATED, TYPE_PACKAGE, Property, parse_package
 
 SCHEMA_PACKAGE = "olm.package"
@@ -64,20 +65,14 @@ class Channel:
 
     def heads(self) -> list[str]:
         """Entries no other entry replaces or skips, sorted. A valid channel has exactly one."""
-        from olmcat.model import graph
-
         return graph.heads(self.entries)
 
     def head(self) -> str:
         """The channel head; raises ValidationError unless there is exactly one."""
-        from olmcat.model import graph
-
         return graph.single_head(self)
 
     def replaces_chain(self, start: str) -> list[str]:
         """``start`` and then each bundle it replaces, in order, stopping at a cycle or a gap."""
-        from olmcat.model import graph
-
         return graph.replaces_chain(self.entries, start)
 
 

@@ -21,6 +21,7 @@ have their own readers: :func:`skip_range` (blang, as OLM v0 reads ``olm.skipRan
 from __future__ import annotations
 
 import functools
+from typing import Protocol
 
 from olmcat.errors import InputError
 from olmcat.go.semver import (
@@ -33,13 +34,13 @@ from olmcat.go.semver import (
     parse_version,
     parse_version_tolerant,
 )
-from olmcat.model.types import Bundle
 
 __all__ = [
     "ZERO",
     "Constraint",
     "SkipRange",
     "Version",
+    "Versioned",
     "olm_v0_version",
     "olm_v1_version",
     "opm_version",
@@ -51,10 +52,18 @@ __all__ = [
 ZERO = Version(0, 0, 0)
 
 
-def _text(value: str | Bundle | None) -> str:
+class Versioned(Protocol):
+    """Anything with a version string, such as :class:`olmcat.model.Bundle` (its ``olm.package``
+    version); this module sits below the model types, so it knows them only by this shape."""
+
+    @property
+    def version(self) -> str: ...
+
+
+def _text(value: str | Versioned | None) -> str:
     if value is None:
         return ""
-    return value.version if isinstance(value, Bundle) else value
+    return value if isinstance(value, str) else value.version
 
 
 @functools.lru_cache(maxsize=65536)
@@ -83,19 +92,19 @@ def _olm_v1(text: str) -> Version | None:
     return None
 
 
-def opm_version(value: str | Bundle | None) -> Version | None:
+def opm_version(value: str | Versioned | None) -> Version | None:
     """A version (or a bundle's ``olm.package`` version) as opm's model parses it (strict)."""
     text = _text(value)
     return _opm(text) if text else None
 
 
-def olm_v0_version(value: str | Bundle | None) -> Version | None:
+def olm_v0_version(value: str | Versioned | None) -> Version | None:
     """A version as OLM v0's resolver parses it (blang, tolerant)."""
     text = _text(value)
     return _olm_v0(text) if text else None
 
 
-def olm_v1_version(value: str | Bundle | None) -> Version | None:
+def olm_v1_version(value: str | Versioned | None) -> Version | None:
     """A version as OLM v1 range selection reads it (tolerant blang, else Masterminds)."""
     text = _text(value)
     return _olm_v1(text) if text else None
