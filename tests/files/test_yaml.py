@@ -3,7 +3,10 @@ deep nesting, notices for oddities."""
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -11,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from olmcat.errors import InputError
-from olmcat.files import safe
+from olmcat.files import godecode, safe
 from olmcat.files import yaml as goyaml
 from olmcat.notices import Notice, NoticeLog
 from tests.support import hostile_inputs as make
@@ -91,6 +94,98 @@ def test_depth_limit_is_a_setting() -> None:
         assert load(text)
     with pytest.raises(InputError):
         load(text)
+
+
+# libyaml 0.2.6 (PyYAML 6.0.4) refuses nesting past a level of its own (1,000), and its scanner
+# reads up to 1,024 characters past the events it has delivered: on a line of brackets it used to
+# refuse before olmcat had counted max_depth + 1 levels. The bound and message must be olmcat's
+# with any PyYAML, at every entry point, below and above libyaml's default level.
+_SHAPES: dict[str, Callable[[int], str]] = {
+    "brackets": lambda n: "[" * n + "]" * n,
+    "spaced-brackets": lambda n: "[ " * n + "]" * n,
+    "flow-mappings-in-a-block": lambda n: "a: " + "{a: " * (n - 1) + "1" + "}" * (n - 1),
+    "json": lambda n: '{"a": ' * n + "1" + "}" * n,
+    "compact-block": lambda n: "- " * n + "x",
+}
+
+
+def _read_all(text: str) -> object:
+    return load(text)
+
+
+def _read_positioned(text: str) -> object:
+    return goyaml.load_positioned(text, where="f.yaml")
+
+
+def _read_first(text: str) -> object:
+    try:
+        return godecode.first_document(text.encode(), where="f.yaml").raw
+    except godecode.NotDecodable as exc:
+        raise InputError(f"f.yaml: {exc}") from None
+
+
+@pytest.fixture
+def deep_recursion() -> Iterator[None]:
+    # As the CLI does for --max-depth: converting a 1,500-level document recurses.
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    yield
+    sys.setrecursionlimit(saved)
+
+
+@pytest.mark.parametrize("read", [_read_all, _read_positioned, _read_first])
+@pytest.mark.parametrize("max_depth", [8, 256, 999, 1500])
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_the_depth_bound_is_olmcats_whatever_libyaml_allows(
+    shape: str, max_depth: int, read: Callable[[str], object], deep_recursion: None
+) -> None:
+    build = _SHAPES[shape]
+    with safe.using(safe.Limits(max_depth=max_depth)):
+        assert read(build(max_depth))  # at the bound: read, even past libyaml's own level
+        for depth in (max_depth + 1, max_depth + 1_100, 60_000):
+            # The JSON decoder (a document starting with "{") gives no line.
+            with pytest.raises(
+                InputError,
+                match=rf"^f\.yaml: nested deeper than {max_depth} levels( \(line 1\))?; refusing",
+            ):
+                read(build(depth))
+
+
+_LEVEL = getattr(getattr(yaml, "_yaml", None), "_set_max_nest_level", None)
+_needs_level = pytest.mark.skipif(
+    _LEVEL is None, reason="this PyYAML's libyaml has no nesting level of its own (before 6.0.4)"
+)
+
+
+@_needs_level
+def test_the_hosts_libyaml_level_is_honoured_around_olmcat_and_put_back() -> None:
+    ext: Any = yaml._yaml  # type: ignore[attr-defined]
+    saved = ext._get_max_nest_level()
+    ext._set_max_nest_level(300)
+    try:
+        with pytest.raises(InputError, match="nested deeper than 256 levels"):
+            load(make.deep_flow_yaml())
+        assert ext._get_max_nest_level() == 300
+        assert load("[" * 256 + "]" * 256)
+        assert ext._get_max_nest_level() == 300
+        # The host's own loads still meet the host's level.
+        with pytest.raises(yaml.YAMLError):
+            yaml.load("[" * 400 + "]" * 400, Loader=yaml.CSafeLoader)
+    finally:
+        ext._set_max_nest_level(saved)
+
+
+@_needs_level
+def test_a_libyaml_level_that_pyyaml_cannot_set_is_scanned_around(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A PyYAML before 6.0.4 built against libyaml 0.2.6: the level is there, the setter is not.
+    monkeypatch.setattr(goyaml, "_set_level", None)
+    monkeypatch.setattr(goyaml, "_get_level", None)
+    for text in (make.deep_flow_yaml(), make.deep_json(5_000)):
+        with pytest.raises(InputError, match=r"^f\.yaml: nested deeper than 256 levels"):
+            load(text)
+    assert load("a: " + "[" * 255 + "]" * 255)
 
 
 def test_duplicate_keys_and_non_finite_numbers_are_reported() -> None:

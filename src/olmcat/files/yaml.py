@@ -10,7 +10,9 @@ Input is hostile until proven otherwise, so loading is bounded (:mod:`olmcat.fil
 * **Depth** is checked before libyaml composes a document (its composer recurses in C, and a
   document nested some 50,000 levels deep overflows the C stack). A cheap upper bound from the
   text decides; only a text whose bound is over the limit is scanned exactly, event by event
-  (libyaml's parser does not recurse).
+  (libyaml's parser does not recurse). libyaml 0.2.6 (PyYAML 6.0.4) has a nesting level of its
+  own; while olmcat parses, that level is held above ``max_depth`` (:class:`_LibyamlLevel`), so
+  olmcat's bound and message are the same with every PyYAML.
 * **Aliases** ("billion laughs"): when the text defines anchors, the composed node graph is
   measured before anything is built; a document whose aliases (or ``<<`` merges) expand it to
   more than ``yaml_alias_ratio`` times its nodes (beyond :data:`~olmcat.files.safe.YAML_ALIAS_FLOOR`
@@ -26,6 +28,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -138,13 +141,15 @@ def _event_depth_ok(text: str, max_depth: int, where: str) -> None:
     depth = 0
     opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    for event in yaml.parse(text, Loader=_Base):
-        if isinstance(event, opening):
-            depth += 1
-            if depth > max_depth:
-                raise _too_deep(where, max_depth, event.start_mark)
-        elif isinstance(event, closing):
-            depth -= 1
+    scanner = yaml.SafeLoader if _fixed_level() else _Base
+    with _LibyamlLevel(max_depth):
+        for event in yaml.parse(text, Loader=scanner):
+            if isinstance(event, opening):
+                depth += 1
+                if depth > max_depth:
+                    raise _too_deep(where, max_depth, event.start_mark)
+            elif isinstance(event, closing):
+                depth -= 1
 
 
 def _too_deep(where: str, max_depth: int, mark: Any = None) -> InputError:
@@ -153,6 +158,67 @@ def _too_deep(where: str, max_depth: int, mark: Any = None) -> InputError:
         f"{where}: nested deeper than {max_depth} levels{at}; refusing to read it "
         "(raise the limit with --max-depth if the document is genuine)"
     )
+
+
+# -- libyaml's own nesting level ------------------------------------------------------------------
+# libyaml 0.2.6 (bundled since PyYAML 6.0.4) refuses nesting past a process-wide level of its own,
+# 1,000 by default ("exceeded maximum nesting depth"), counted by its scanner. The scanner runs
+# ahead of the events it has delivered for as long as a token may still start a simple key: up to
+# 1,024 characters, so on a line of brackets it passes its level before the events counted above
+# show max_depth + 1, and its refusal spoke instead of olmcat's; with --max-depth over that level
+# it would also refuse documents olmcat allows. So while olmcat scans or composes, the level is
+# max_depth plus that look-ahead: olmcat's bound always speaks first, and its event count still
+# stops the scanner within 1,026 levels of it. The level is put back afterwards (a library must not
+# change its host's PyYAML), under a lock so that threads cannot put back each other's level.
+# Where libyaml has such a level but PyYAML cannot set it (a PyYAML before 6.0.4 built against a
+# newer libyaml), the exact scan uses PyYAML's own parser, which has none.
+_SCANNER_LOOKAHEAD = 1024 + 2
+_yaml_ext: Any = getattr(yaml, "_yaml", None)
+_get_level: Callable[[], int] | None = getattr(_yaml_ext, "_get_max_nest_level", None)
+_set_level: Callable[[int], None] | None = getattr(_yaml_ext, "_set_max_nest_level", None)
+_level_lock = threading.RLock()
+
+
+def _reset_level_lock() -> None:  # a forked child must not inherit a held lock
+    global _level_lock
+    _level_lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_reset_level_lock)
+
+
+def _fixed_level() -> bool:
+    """Whether libyaml has a nesting level of its own that PyYAML cannot set."""
+    if _yaml_ext is None or _set_level is not None:
+        return False
+    return tuple(_yaml_ext.get_version()) >= (0, 2, 6)
+
+
+class _LibyamlLevel:
+    """While in the block: libyaml's nesting level at least ``max_depth`` + its look-ahead."""
+
+    __slots__ = ("levels", "saved")
+
+    def __init__(self, max_depth: int) -> None:
+        self.levels = max_depth + _SCANNER_LOOKAHEAD
+        self.saved = 0
+
+    def __enter__(self) -> None:
+        if _set_level is None or _get_level is None:
+            return
+        _level_lock.acquire()
+        self.saved = _get_level()
+        if self.saved < self.levels:
+            _set_level(self.levels)
+
+    def __exit__(self, *_: object) -> None:
+        if _set_level is None or _get_level is None:
+            return
+        try:
+            if self.saved < self.levels:
+                _set_level(self.saved)
+        finally:
+            _level_lock.release()
 
 
 # Anything that may be an anchor ("&name"); a false positive only costs the graph check.
@@ -469,9 +535,10 @@ def load_all_with(
     try:
         while True:
             try:
-                if not loader.check_node():
-                    return
-                node = loader.get_node()
+                with _LibyamlLevel(limits.max_depth):
+                    if not loader.check_node():
+                        return
+                    node = loader.get_node()
                 if node is None:
                     continue
                 if anchors:
@@ -508,7 +575,8 @@ def first_built_or_loaded(
     if limits.yaml_alias_ratio >= 1 or not _has_anchors(text):
         _check_depth(text, limits.max_depth, where)
         try:
-            return build_plain(text, where, scalar, key, special), True
+            with _LibyamlLevel(limits.max_depth):
+                return build_plain(text, where, scalar, key, special), True
         except NotPlain:
             pass
     return next(load_all_with(loader_class, text, where=where), None), False
@@ -540,7 +608,8 @@ def load_positioned(text: str, *, where: str = "<input>") -> tuple[int, int, Any
     loader = GoLoader(text)
     loader.where = where
     try:
-        node = loader.get_single_node()
+        with _LibyamlLevel(limits.max_depth):
+            node = loader.get_single_node()
         if node is None:
             return None
         if "&" in text and _ANCHOR.search(text) is not None:
