@@ -49,6 +49,7 @@ COMMANDS = {
     "prune": "olmcat.commands.maintain:prune",
     "prune-stranded": "olmcat.commands.maintain:prune_stranded",
     "deprecate-truncate": "olmcat.commands.maintain:deprecate_truncate",
+    "completion": "olmcat.commands.completion:completion",
 }
 
 # command name -> the first paragraph of its help, so that ``olmcat --help`` lists the commands
@@ -66,6 +67,7 @@ SUMMARIES = {
     "stdout).",
     "mirror": "Mirror a catalog into a registry of a disconnected cluster.",
     "export": "Write a catalog in a shape other tools read (SQL databases).",
+    "completion": "Print the shell completion script for SHELL (bash, zsh or fish).",
 }
 
 

@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,22 +52,39 @@ def pages() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
+FENCE = re.compile(r"^\s*(`{3,})(.*)$")
+
+
 def examples(page: Path) -> list[Example]:
+    """The marked examples of a page; markers inside a fenced block are its content, not marks."""
     lines = page.read_text().splitlines()
     found = []
-    for index, line in enumerate(lines[:-1]):
+    fence = ""  # the backticks of the fenced block we are in, if any
+    for index, line in enumerate(lines):
+        opening = FENCE.match(line)
+        if fence:
+            if opening and opening.group(1).startswith(fence) and not opening.group(2).strip():
+                fence = ""
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
         marker = MARKER.match(line.strip())
         if marker is None:
             continue
-        fence = lines[index + 1]
-        assert fence.startswith("```"), (
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        assert following.startswith("```"), (
             f"{page}:{index + 1}: a runnable marker must precede a fence"
         )
-        language = fence[3:].strip().split()[0] if fence[3:].strip() else ""
+        language = following[3:].strip().split()[0] if following[3:].strip() else ""
         assert language in ("sh", "console"), f"{page}:{index + 2}: runnable {language!r}?"
-        end = next(i for i in range(index + 2, len(lines)) if lines[i].startswith("```"))
+        end = next(i for i in range(index + 2, len(lines)) if lines[i].strip().startswith("```"))
         needs = tuple(n.strip() for n in (marker["needs"] or "").split(",") if n.strip())
-        found.append(Example(page, index + 2, language, "\n".join(lines[index + 2 : end]), needs))
+        found.append(
+            Example(
+                page, index + 2, language, textwrap.dedent("\n".join(lines[index + 2 : end])), needs
+            )
+        )
     return found
 
 

@@ -66,3 +66,13 @@ def test_needs_name_paths_and_commands(tmp_path: Path) -> None:
     (example,) = runnable.examples(page)
     assert example.needs == ("../shared/no-such-file", "no-such-command-x")
     assert runnable.missing_need(example) == "../shared/no-such-file is absent"
+
+
+def test_a_marker_inside_a_fence_is_content(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "````markdown\n<!-- runnable -->\n```sh\nfalse\n```\n````\n\n"
+        "<!-- runnable -->\n```sh\ntrue\n```\n"
+    )
+    (example,) = runnable.examples(page)
+    assert example.body == "true" and example.line == 9
