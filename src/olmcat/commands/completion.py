@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from olmcat.commands._common import examples
+from olmcat.commands._options import examples
 
 SHELLS = ("bash", "zsh", "fish")
 PROG_NAME = "olmcat"
