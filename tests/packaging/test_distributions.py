@@ -2,8 +2,9 @@
 README renders on PyPI), that hold what they should and nothing local, and that install into a
 fresh virtualenv -- directly and with pipx -- and run.
 
-Slow (a build, a virtualenv and pipx, each installing the dependencies from the package index);
-skipped where `build` or `twine` is not installed (`pip install -e '.[test]'` brings them)."""
+Slow (a build, a virtualenv and pipx, each installing the dependencies from the package index,
+at the versions of requirements/ci.txt); skipped where `build` or `twine` is not installed
+(`pip install -e '.[test]'` brings them)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,27 @@ def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None =
     return done.stdout
 
 
+def locked_versions(out: Path) -> dict[str, str]:
+    """PIP_CONSTRAINT for every pip these tests start (build isolation, the fresh virtualenv,
+    pipx): the versions of the CI lock, so nothing unlocked is installed. A constraints file
+    cannot carry hashes; the pins are kept (markers included)."""
+    lock = ROOT / "requirements" / "ci.txt"
+    if not lock.is_file():
+        return {}
+    pins = [
+        line.rstrip(" \\")
+        for line in lock.read_text().splitlines()
+        if line and not line.startswith((" ", "#", "-"))
+    ]
+    out.write_text("\n".join(pins) + "\n")
+    return {"PIP_CONSTRAINT": str(out)}
+
+
+@pytest.fixture(scope="module")
+def constraints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return locked_versions(tmp_path_factory.mktemp("lock") / "constraints.txt")
+
+
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the working tree (without its local state), plus the junk a real one has."""
@@ -82,9 +104,11 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def dist(checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dist(
+    checkout: Path, constraints: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    run(sys.executable, "-m", "build", "--outdir", out, checkout)
+    run(sys.executable, "-m", "build", "--outdir", out, checkout, env={**os.environ, **constraints})
     return out
 
 
@@ -161,9 +185,11 @@ def base_python() -> str:
     return getattr(sys, "_base_executable", sys.executable)
 
 
-def test_the_wheel_installs_into_a_fresh_venv_and_runs(dist: Path, tmp_path: Path) -> None:
+def test_the_wheel_installs_into_a_fresh_venv_and_runs(
+    dist: Path, constraints: dict[str, str], tmp_path: Path
+) -> None:
     venv = tmp_path / "venv"
-    env = fresh_env(tmp_path)
+    env = {**fresh_env(tmp_path), **constraints}
     run(base_python(), "-m", "venv", venv, env=env)
     run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel(dist), env=env)
     olmcat_bin = venv / "bin" / "olmcat"
@@ -185,9 +211,11 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs(dist: Path, tmp_path: Pat
     assert "_OLMCAT_COMPLETE" in run(olmcat_bin, "completion", "bash", env=env)
 
 
-def test_pipx_installs_the_checkout(checkout: Path, tmp_path: Path) -> None:
+def test_pipx_installs_the_checkout(
+    checkout: Path, constraints: dict[str, str], tmp_path: Path
+) -> None:
     pytest.importorskip("pipx", reason="pipx is not installed (pip install -e '.[test]')")
-    env = fresh_env(tmp_path)
+    env = {**fresh_env(tmp_path), **constraints}
     env.update(
         PIPX_HOME=str(tmp_path / "pipx"),
         PIPX_BIN_DIR=str(tmp_path / "bin"),
