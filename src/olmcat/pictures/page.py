@@ -89,7 +89,8 @@ PAGE_CSS: Final = """
 *{box-sizing:border-box}
 body{margin:0;padding:16px 24px 48px;background:var(--bg);color:var(--fg);
 font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
-overflow-wrap:anywhere}
+overflow-wrap:break-word}
+td:first-child,summary,.meta,.unchanged,ul.changes li{overflow-wrap:anywhere}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 code,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:13px}
 .meta{color:var(--muted);margin:0 0 12px}
@@ -108,7 +109,8 @@ border-bottom:1px solid var(--line);display:flex;gap:12px;align-items:center;fle
 background:var(--box);border:1px solid var(--line);border-radius:4px}
 .controls button{font:inherit;padding:3px 10px;color:var(--fg);background:var(--box);
 border:1px solid var(--line);border-radius:4px;cursor:pointer}
-details.item{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:0 12px}
+details.item{border:1px solid var(--line);border-radius:6px;margin:12px 0;padding:0 12px;
+scroll-margin-top:64px}
 details.item>summary{cursor:pointer;padding:8px 0;font-weight:bold}
 details.item[open]>summary{border-bottom:1px solid var(--line);margin-bottom:8px}
 .figure{overflow:auto;max-height:85vh;border:1px solid var(--line);border-radius:4px;
