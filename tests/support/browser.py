@@ -25,7 +25,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,7 +152,7 @@ class Browser:
                 f"--window-size={width},{height}",
                 "about:blank",
             ],
-            preexec_fn=descriptors,  # noqa: PLW1509 - fds 3/4 must exist before exec
+            preexec_fn=descriptors,  # fds 3/4 must exist before exec
             close_fds=False,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -174,7 +174,11 @@ class Browser:
                 raise BrowserError("Chromium did not answer in time")
             chunk = os.read(self._from_chromium, 1 << 20)
             if not chunk:
-                stderr = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                stderr = (
+                    self.process.stderr.read().decode(errors="replace")
+                    if self.process.stderr
+                    else ""
+                )
                 raise BrowserError(f"Chromium closed the pipe: {stderr[-2000:]}")
             self._buffer += chunk
         message, _, self._buffer = self._buffer.partition(b"\0")
@@ -182,7 +186,11 @@ class Browser:
         return decoded
 
     def send(
-        self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None,
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session: str | None = None,
         timeout: float = 30.0,
     ) -> dict[str, Any]:
         self._next += 1
@@ -241,20 +249,16 @@ class Browser:
         return page, time.monotonic() - started
 
     def close(self) -> None:
-        try:
+        with suppress(BrowserError, OSError):
             self.send("Browser.close", timeout=5)
-        except (BrowserError, OSError):
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
         for fd in (self._to_chromium, self._from_chromium):
-            try:
+            with suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         if self.process.stderr is not None:
             self.process.stderr.close()
         shutil.rmtree(self._profile, ignore_errors=True)
@@ -312,7 +316,9 @@ def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
             elif kind == 4:
                 p = left + up - corner
                 pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+                line[i] = (
+                    line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)
+                ) & 255
         rows.append(bytes(line))
         previous = line
     return width, height, rows

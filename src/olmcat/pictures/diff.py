@@ -44,9 +44,7 @@ class DiffPictures:
     comparison: Comparison
     old: str
     new: str
-    graphs: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = field(
-        default_factory=dict
-    )
+    graphs: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = field(default_factory=dict)
     unchanged: list[str] = field(default_factory=list)
 
     @property
@@ -108,9 +106,9 @@ def diff_html(
     title: str = "Catalog diff",
 ) -> str:
     """The HTML report of comparing ``old`` with ``new`` (the text of one file)."""
-    return diff_pictures(
-        old, new, packages=packages, notify=notify, semantics=semantics
-    ).html(title)
+    return diff_pictures(old, new, packages=packages, notify=notify, semantics=semantics).html(
+        title
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -224,7 +222,8 @@ def edge_counts(pkg: PackageDiff) -> dict[str, int]:
     for channel in pkg.channels:
         for edge in channel.edges:
             counts[edge.status] += 1
-        for entries, status in ((channel.entries_added, "added"), (channel.entries_removed, "removed")):
+        sides = ((channel.entries_added, "added"), (channel.entries_removed, "removed"))
+        for entries, status in sides:
             for entry in entries:
                 declared = bool(entry.replaces) + len({s for s in entry.skips if s})
                 counts[status] += declared + bool(entry.skip_range)
@@ -241,11 +240,8 @@ _LINE_CLASS = {"+": "m-add", "-": "m-rm", "~": "m-change", "!": "m-impact"}
 def _changes(pkg: PackageDiff) -> str:
     items = []
     for line in package_lines(pkg):
-        indent = "    " * line.depth
-        items.append(
-            f'<li class="{_LINE_CLASS.get(line.mark, "")}">{esc(f"{indent}{line.mark} {line.text}")}'
-            "</li>"
-        )
+        text = f"{'    ' * line.depth}{line.mark} {line.text}"
+        items.append(f'<li class="{_LINE_CLASS.get(line.mark, "")}">{esc(text)}</li>')
     return f'<ul class="changes">{"".join(items)}</ul>'
 
 
@@ -289,7 +285,9 @@ def _totals(diff: CatalogDiff) -> str:
     ]
     for label, count in problems:
         css = ' class="impact"' if count else ""
-        rows.append(f'<tr><th>{label}</th><td class="num" colspan="3"><span{css}>{count}</span></td></tr>')
+        rows.append(
+            f'<tr><th>{label}</th><td class="num" colspan="3"><span{css}>{count}</span></td></tr>'
+        )
     return (
         '<table class="totals"><thead><tr><th></th><th>added</th><th>removed</th><th>changed</th>'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -297,18 +295,17 @@ def _totals(diff: CatalogDiff) -> str:
 
 
 def _package_counts(pkg: PackageDiff) -> str:
+    signs = {"added": "+", "removed": "−", "changed": "~"}
+
+    def marks(counts: dict[str, int]) -> str:
+        return " ".join(f"{signs[s]}{n}" for s, n in counts.items() if n)
+
     parts = []
     for label, items in (("channels", pkg.channels), ("bundles", pkg.bundles)):
-        marks = {s: sum(1 for i in items if i.status == s) for s in ("added", "removed", "changed")}
-        text = " ".join(
-            f"{ {'added': '+', 'removed': '−', 'changed': '~'}[s]}{n}" for s, n in marks.items() if n
-        )
+        text = marks({s: sum(1 for i in items if i.status == s) for s in signs})
         if text:
             parts.append(f"{label} {text}")
-    edges = edge_counts(pkg)
-    text = " ".join(
-        f"{ {'added': '+', 'removed': '−', 'changed': '~'}[s]}{n}" for s, n in edges.items() if n
-    )
+    text = marks(edge_counts(pkg))
     if text:
         parts.append(f"edges {text}")
     return "; ".join(parts)
@@ -318,13 +315,12 @@ def _section(index: int, pkg: PackageDiff, report: DiffPictures, opened: bool) -
     before, after = report.graphs.get(pkg.name, (None, None))
     picture, quiet = package_picture(pkg, before, after)
     stranded = len(pkg.impact.stranded)
-    summary = (
-        f"{esc(pkg.name, 300)} <span class=\"st-{pkg.status}\">({pkg.status})</span>"
-        + (f' <span class="impact">{stranded} stranded</span>' if stranded else "")
+    summary = f'{esc(pkg.name, 300)} <span class="st-{pkg.status}">({pkg.status})</span>' + (
+        f' <span class="impact">{stranded} stranded</span>' if stranded else ""
     )
     parts = [
         f'<details class="item" id="pkg-{index}" data-filter="{attr(pkg.name)}"'
-        f'{" open" if opened else ""}><summary>{summary}</summary>'
+        f"{' open' if opened else ''}><summary>{summary}</summary>"
     ]
     if picture.lanes:
         parts.append(
@@ -345,9 +341,7 @@ def _section(index: int, pkg: PackageDiff, report: DiffPictures, opened: bool) -
 
 def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
     diff = report.diff
-    subtitle = (
-        f"<code>{esc(report.old, 400)}</code> → <code>{esc(report.new, 400)}</code>"
-    )
+    subtitle = f"<code>{esc(report.old, 400)}</code> → <code>{esc(report.new, 400)}</code>"
     verdict = summary_line(diff)
     body = [
         f'<p class="verdict">{esc(verdict[:1].upper() + verdict[1:])}.</p>',
@@ -362,13 +356,13 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
             count = f'<span class="impact">{stranded}</span>' if stranded else "0"
             rows.append(
                 f'<tr data-filter="{attr(pkg.name)}"><td><a href="#pkg-{index}">'
-                f"{esc(pkg.name, 200)}</a></td><td class=\"st-{pkg.status}\">{pkg.status}</td>"
+                f'{esc(pkg.name, 200)}</a></td><td class="st-{pkg.status}">{pkg.status}</td>'
                 f"<td>{esc(_package_counts(pkg))}</td><td>{_heads(pkg)}</td>"
                 f'<td class="num">{count}'
                 "</td></tr>"
             )
         body.append(
-            "<h2>Changed packages</h2><table class=\"packages\"><thead><tr><th>package</th>"
+            '<h2>Changed packages</h2><table class="packages"><thead><tr><th>package</th>'
             "<th>status</th><th>changes</th><th>channel heads (old → new)</th>"
             f"<th>stranded</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
@@ -380,4 +374,3 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
             f'<p class="unchanged">{esc(", ".join(report.unchanged))}</p>'
         )
     return page(title, body, subtitle=subtitle)
-

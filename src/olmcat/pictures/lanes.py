@@ -19,6 +19,7 @@ dark palettes; the standalone SVG embeds that stylesheet. Text from the catalog 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -225,7 +226,7 @@ class _Placed:
 
 def _lane_geometry(lane: Lane, rows: dict[str, int]) -> _Placed:
     width = max((_text_width(*_box_text(n)) for n in lane.nodes.values()), default=60.0)
-    left = right = 6.0
+    left, right = 6.0, 6.0
     for edge in lane.edges:
         if edge.source not in lane.nodes or edge.target not in lane.nodes:
             continue
@@ -236,8 +237,7 @@ def _lane_geometry(lane: Lane, rows: dict[str, int]) -> _Placed:
         else:
             right = max(right, bulge)
     title = len(_lane_title(lane)) * CHAR
-    span = max(left + width + right, title)
-    return _Placed(0.0, width, left, right, span)
+    return _Placed(0.0, width, left, right, max(left + width + right, title))
 
 
 def _lane_title(lane: Lane) -> str:
@@ -260,12 +260,10 @@ def _edge_svg(
     ys = TOP + rows[edge.source] * ROW + BOX / 2
     yt = TOP + rows[edge.target] * ROW + BOX / 2
     classes = f"e k-{edge.kind} s-{edge.status}" + (" path" if edge.path else "")
-    marker = "path" if edge.path else edge.status
+    marker: str = "path" if edge.path else edge.status
     if marker == "same" and by_kind:
         marker = edge.kind if edge.kind != "step" else "same"
-    straight = (
-        edge.kind == "replaces" and neighbours.get(edge.source) == edge.target and yt > ys
-    )
+    straight = edge.kind == "replaces" and neighbours.get(edge.source) == edge.target and yt > ys
     if straight:
         cx = place.x + min(place.width / 2, 40)
         d = f"M{_fmt(cx)},{_fmt(ys + BOX / 2)} L{_fmt(cx)},{_fmt(yt - BOX / 2 - 1)}"
@@ -308,18 +306,18 @@ def _node_svg(node: Node, place: _Placed, rows: dict[str, int]) -> str:
     tip = node.name + (f" ({node.version})" if node.version is not None else "")
     if node.tip:
         tip += "\n" + node.tip
-    spans = "".join(f'<tspan class="{css}" dx="{_fmt(2 * CHAR)}">{esc(text)}</tspan>' for css, text in tags)
+    gap = _fmt(2 * CHAR)
+    spans = "".join(f'<tspan class="{css}" dx="{gap}">{esc(text)}</tspan>' for css, text in tags)
     return (
-        f'<g class="{classes}" data-name="{attr(node.name, 200)}"><title>{esc(tip, 420, lines=True)}'
-        f'</title><rect x="{_fmt(place.x)}" y="{_fmt(y)}" width="{_fmt(place.width)}" '
+        f'<g class="{classes}" data-name="{attr(node.name, 200)}">'
+        f"<title>{esc(tip, 420, lines=True)}</title>"
+        f'<rect x="{_fmt(place.x)}" y="{_fmt(y)}" width="{_fmt(place.width)}" '
         f'height="{BOX}" rx="4"/><text x="{_fmt(place.x + PAD)}" y="{_fmt(y + 14.5)}">'
         f"<tspan>{esc(label)}</tspan>{spans}</text></g>"
     )
 
 
-def draw(
-    picture: Picture, *, caption: str = "", standalone_css: str = "", scope: str = ""
-) -> str:
+def draw(picture: Picture, *, caption: str = "", standalone_css: str = "", scope: str = "") -> str:
     """The picture as one ``<svg>`` element. With ``standalone_css`` the SVG carries that
     stylesheet and the arrowhead markers itself (a file of its own); otherwise the page that
     embeds it provides both (:func:`marker_defs` once per page). ``scope`` (``diff``,
@@ -334,7 +332,8 @@ def draw(
     width = max(x - GAP + 10, 200.0)
     height = TOP + max(len(rows), 1) * ROW + 10
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="{" ".join(["graph", *scope.split()])}" width="{_fmt(width)}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{" ".join(["graph", *scope.split()])}" '
+        f'width="{_fmt(width)}" '
         f'height="{_fmt(height)}" viewBox="0 0 {_fmt(width)} {_fmt(height)}" role="img" '
         f'aria-label="{attr(caption or "upgrade graph", 200)}">'
     ]
@@ -345,7 +344,7 @@ def draw(
         out.append(f"<title>{esc(caption, 420)}</title>")
     for lane, place in zip(lanes, places, strict=True):
         ordered = sorted(lane.nodes, key=lambda n: rows[n])
-        neighbours = dict(zip(ordered, ordered[1:], strict=False))
+        neighbours = dict(itertools.pairwise(ordered))
         lane_classes = " ".join(["lane", f"s-{lane.status}", *sorted(lane.marks)])
         title_x = place.x - place.left
         tags = " · ".join(visible(t) for t in lane.tags)

@@ -213,6 +213,7 @@ def _sample_box(css: str, text: str, note: str) -> str:
 
 def legend(kind: str) -> str:
     """Samples of every line and box style a picture of ``kind`` (graph, diff, upgrade) uses."""
+
     def marker(edge_kind: str) -> str:
         return edge_kind if kind == "graph" else "same"
 
