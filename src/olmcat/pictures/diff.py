@@ -25,7 +25,7 @@ from olmcat.diff.compare import CatalogDiff, PackageDiff
 from olmcat.diff.render import package_lines, summary_line
 from olmcat.model import PackageCatalog
 from olmcat.notices import NoticeSink, discard
-from olmcat.pictures.lanes import Edge, Lane, Node, Picture, draw, simplify
+from olmcat.pictures.lanes import Edge, Lane, Node, Picture, draw, drop_ranges, simplify
 from olmcat.pictures.page import controls, legend, page
 from olmcat.pictures.text import attr, esc
 from olmcat.query.render_graph import ChannelGraph, PackageGraph, package_graph
@@ -34,6 +34,11 @@ from olmcat.readers.source import CatalogSource
 __all__ = ["DiffPictures", "diff_html", "diff_pictures", "edge_counts", "package_picture"]
 
 OPEN_UP_TO = 12  # sections open at first when there are at most this many
+# What one page may draw (an edge is about 190 bytes, a box about 290): past these, the pictures
+# with the most edges lose their skipRange arcs, then the biggest pictures their unchanged
+# bundles, until the page fits; a diff of 150 dense packages stays near 5 MB.
+PAGE_EDGES = 15_000
+PAGE_NODES = 8_000
 
 
 @dataclass(slots=True)
@@ -311,9 +316,8 @@ def _package_counts(pkg: PackageDiff) -> str:
     return "; ".join(parts)
 
 
-def _section(index: int, pkg: PackageDiff, report: DiffPictures, opened: bool) -> str:
-    before, after = report.graphs.get(pkg.name, (None, None))
-    picture, quiet = package_picture(pkg, before, after)
+def _section(index: int, pkg: PackageDiff, drawn: tuple[Picture, list[str]], opened: bool) -> str:
+    picture, quiet = drawn
     stranded = len(pkg.impact.stranded)
     summary = f'{esc(pkg.name, 300)} <span class="st-{pkg.status}">({pkg.status})</span>' + (
         f' <span class="impact">{stranded} stranded</span>' if stranded else ""
@@ -337,6 +341,24 @@ def _section(index: int, pkg: PackageDiff, report: DiffPictures, opened: bool) -
     parts.append(_changes(pkg))
     parts.append("</details>")
     return "".join(parts)
+
+
+def _fit(drawn: list[tuple[Picture, list[str]]], edges: int, nodes: int) -> None:
+    """Drop skipRange arcs from the pictures with the most edges until the page draws at most
+    ``edges`` edges, then unchanged bundles from the biggest pictures until it draws at most
+    ``nodes`` bundles."""
+    total = sum(picture.edge_count() for picture, _ in drawn)
+    for picture, _ in sorted(drawn, key=lambda d: -d[0].edge_count()):
+        if total <= edges:
+            break
+        total -= drop_ranges(picture, "the report is large")
+    total = sum(picture.node_count() for picture, _ in drawn)
+    for picture, _ in sorted(drawn, key=lambda d: -d[0].node_count()):
+        if total <= nodes:
+            break
+        before = picture.node_count()
+        simplify(picture, node_limit=0)
+        total -= before - picture.node_count()
 
 
 def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
@@ -367,7 +389,15 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
             f"<th>stranded</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
         opened = len(diff.packages) <= OPEN_UP_TO
-        body += [_section(i, pkg, report, opened) for i, pkg in enumerate(diff.packages)]
+        drawn = [
+            package_picture(pkg, *report.graphs.get(pkg.name, (None, None)))
+            for pkg in diff.packages
+        ]
+        _fit(drawn, PAGE_EDGES, PAGE_NODES)
+        body += [
+            _section(i, pkg, pictures, opened)
+            for i, (pkg, pictures) in enumerate(zip(diff.packages, drawn, strict=True))
+        ]
     if report.unchanged:
         body.append(
             f"<h2>Unchanged packages ({len(report.unchanged)})</h2>"

@@ -36,6 +36,7 @@ __all__ = [
     "Node",
     "Picture",
     "draw",
+    "drop_ranges",
     "marker_defs",
     "simplify",
 ]
@@ -119,9 +120,12 @@ def simplify(
             if dropped:
                 what = "skipRange" if kind == "skipRange" else "skips"
                 picture.notes.append(
-                    f"{dropped} unchanged {what} edges not drawn (the graph has too many to "
-                    f"read; each bundle's {'range' if kind == 'skipRange' else 'edges'} are "
-                    "listed below)"
+                    f"{dropped} unchanged {what} edges not drawn (too many to read); "
+                    + (
+                        "each bundle's range is written in its box"
+                        if kind == "skipRange"
+                        else "the change list below has every changed edge"
+                    )
                 )
             if picture.edge_count() <= edge_limit:
                 break
@@ -143,11 +147,23 @@ def simplify(
                 lane.nodes = keep
                 lane.edges = [e for e in lane.edges if e.source in keep and e.target in keep]
         if dropped:
+            why = f"more than {node_limit} in one picture" if node_limit else "the report is large"
             picture.notes.append(
-                f"{dropped} unchanged bundles without marks not drawn (more than {node_limit} "
-                "bundles in one picture)"
+                f"{dropped} unchanged bundles that no change touches not drawn ({why})"
             )
     return picture
+
+
+def drop_ranges(picture: Picture, why: str) -> int:
+    """Leave out every skipRange arc, changed ones too (the boxes still show each range and its
+    change), with a note saying ``why``; returns how many went."""
+    dropped = _drop_edges(picture, lambda e: e.kind == "skipRange")
+    if dropped:
+        picture.notes.append(
+            f"{dropped} skipRange edges not drawn ({why}); each bundle's range "
+            "is written in its box"
+        )
+    return dropped
 
 
 def _drop_edges(picture: Picture, gone: object) -> int:
@@ -282,15 +298,13 @@ def _edge_svg(
             f"{_fmt(control)},{_fmt(yt)} {_fmt(end)},{_fmt(yt)}"
         )
         mid_x, mid_y = side + direction * bulge * 0.75, (ys + yt) / 2 + 4
-    title = f"{edge.source} → {edge.target}: {edge.kind}" + (
-        f" ({edge.status})" if edge.status != "same" else ""
-    )
+    # No <title> per edge: the boxes have them, and a report can hold tens of thousands of edges.
     parts = [
         f'<path class="{classes}" data-kind="{edge.kind}" data-change="{edge.status}" '
-        f'data-from="{attr(edge.source, 200)}" data-to="{attr(edge.target, 200)}" '
-        f'd="{d}" marker-end="url(#ah-{marker})"><title>{esc(title, 420)}</title></path>'
+        f'data-from="{attr(edge.source, 120)}" data-to="{attr(edge.target, 120)}" '
+        f'd="{d}" marker-end="url(#ah-{marker})"/>'
     ]
-    if edge.status != "same":
+    if edge.status != "same" and edge.kind != "skipRange":  # ranges change by the dozen
         glyph = "+" if edge.status == "added" else "−"
         parts.append(
             f'<text class="glyph s-{edge.status}" x="{_fmt(mid_x - 4)}" y="{_fmt(mid_y)}">'

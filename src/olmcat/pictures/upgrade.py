@@ -139,7 +139,7 @@ def operator_picture(
     lanes = removed + lanes
     if not lanes:
         return None
-    path = verdict.path or []
+    path = verdict.path or verdict.walked
     steps = set(itertools.pairwise(path))
     on_path = set(path)
     version = olm_v0_version(verdict.version) if verdict.version else None

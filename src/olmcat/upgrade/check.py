@@ -95,6 +95,7 @@ class OperatorVerdict:
     head: str | None = None
     head_version: str = ""
     stops_at: str | None = None
+    walked: list[str] = field(default_factory=list)  # the route up to stops_at (for pictures)
     suggested_channel: str | None = None
     max_ocp: maxocp.MaxOpenShiftVersion = field(default_factory=maxocp.MaxOpenShiftVersion)
     max_ocp_source: str = ""
@@ -618,6 +619,7 @@ def _walk_channels(
             verdict.notes.append(f"already at the head {head}")
         return None
     verdict.stops_at = walk.end or None
+    verdict.walked = list(names)
     if walk.looped:
         reason = f"{resolver} goes round a cycle at {walk.end}"
     elif not walk.steps:
