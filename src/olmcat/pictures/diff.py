@@ -25,7 +25,16 @@ from olmcat.diff.compare import CatalogDiff, PackageDiff
 from olmcat.diff.render import package_lines, summary_line
 from olmcat.model import PackageCatalog
 from olmcat.notices import NoticeSink, discard
-from olmcat.pictures.lanes import Edge, Lane, Node, Picture, draw, drop_ranges, simplify
+from olmcat.pictures.lanes import (
+    Edge,
+    Lane,
+    Node,
+    Picture,
+    draw,
+    drop_ranges,
+    elide,
+    simplify,
+)
 from olmcat.pictures.page import controls, legend, page
 from olmcat.pictures.text import attr, esc
 from olmcat.query.render_graph import ChannelGraph, PackageGraph, package_graph
@@ -217,7 +226,24 @@ def package_picture(
         if name in old_channels or name in new_channels
     ]
     quiet = sorted((old_channels.keys() | new_channels.keys()) - wanted)
-    return simplify(Picture(lanes)), quiet
+    picture = simplify(Picture(lanes))
+    # Rows far from every change are left out. A skipRange arc does not keep its far end: a new
+    # head's range reaches every older bundle, and the range is written in the head's box.
+    changed = set()
+    for lane in picture.lanes:
+        changed |= {n for n, node in lane.nodes.items() if _changed(node) or lane.status != "same"}
+        moved = [e for e in lane.edges if e.status != "same" and e.kind != "skipRange"]
+        changed |= {e.source for e in moved} | {e.target for e in moved}
+    return elide(picture, changed), quiet
+
+
+def _changed(node: Node) -> bool:
+    return (
+        node.status != "same"
+        or node.range_old is not None
+        or bool(node.marks & {"stranded"})
+        or any(t in ("new head", "was head") for t in node.tags)
+    )
 
 
 def edge_counts(pkg: PackageDiff) -> dict[str, int]:

@@ -37,6 +37,7 @@ __all__ = [
     "Picture",
     "draw",
     "drop_ranges",
+    "elide",
     "marker_defs",
     "simplify",
 ]
@@ -94,6 +95,9 @@ class Lane:
 class Picture:
     lanes: list[Lane]
     notes: list[str] = field(default_factory=list)  # what a simpler drawing left out
+    # rows left out for brevity: the name of the first bundle after each run -> how many
+    # ("" for a run at the end)
+    gaps: dict[str, int] = field(default_factory=dict)
 
     def node_count(self) -> int:
         return sum(len(lane.nodes) for lane in self.lanes)
@@ -180,8 +184,8 @@ def _drop_edges(picture: Picture, gone: object) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-def _rows(lanes: Sequence[Lane]) -> dict[str, int]:
-    """Row of every node name: versioned bundles by version then name; a bundle without a
+def order(lanes: Sequence[Lane]) -> list[str]:
+    """Every node name in row order: versioned bundles by version then name; a bundle without a
     version just above the first bundle that upgrades from it (else at the bottom)."""
     versions: dict[str, Version] = {}
     names: set[str] = set()
@@ -205,7 +209,50 @@ def _rows(lanes: Sequence[Lane]) -> dict[str, int]:
             return (index[name], 0, name)
         return (targets.get(name, end) - 0.5, 0, name)
 
-    return {name: row for row, name in enumerate(sorted(names, key=key))}
+    return sorted(names, key=key)
+
+
+def _rows(lanes: Sequence[Lane], gaps: dict[str, int]) -> tuple[dict[str, int], dict[int, int]]:
+    """Row of every node name, and the rows that stand for left-out runs (-> their length)."""
+    rows: dict[str, int] = {}
+    gap_rows: dict[int, int] = {}
+    row = 0
+    for name in order(lanes):
+        if name in gaps:
+            gap_rows[row] = gaps[name]
+            row += 1
+        rows[name] = row
+        row += 1
+    if "" in gaps:
+        gap_rows[row] = gaps[""]
+    return rows, gap_rows
+
+
+def elide(picture: Picture, keep: set[str], *, context: int = 2, least: int = 4) -> Picture:
+    """Leave out runs of at least ``least`` rows that are more than ``context`` rows away from
+    every bundle in ``keep`` (as a text diff shows changes with a few lines around them); each
+    run is drawn as one row saying how many bundles it hides."""
+    names = order(picture.lanes)
+    near = [False] * len(names)
+    for index, name in enumerate(names):
+        if name in keep:
+            for other in range(max(index - context, 0), min(index + context + 1, len(names))):
+                near[other] = True
+    run: list[str] = []
+    gone: set[str] = set()
+    for index, name in enumerate([*names, ""]):
+        if index < len(names) and not near[index]:
+            run.append(name)
+            continue
+        if len(run) >= least:
+            picture.gaps[name] = len(run)
+            gone.update(run)
+        run = []
+    if gone:
+        for lane in picture.lanes:
+            lane.nodes = {n: node for n, node in lane.nodes.items() if n not in gone}
+            lane.edges = [e for e in lane.edges if e.source not in gone and e.target not in gone]
+    return picture
 
 
 def _bulge(span: int) -> float:
@@ -337,14 +384,14 @@ def draw(picture: Picture, *, caption: str = "", standalone_css: str = "", scope
     embeds it provides both (:func:`marker_defs` once per page). ``scope`` (``diff``,
     ``upgrade``) is a class on the root that switches the stylesheet to that report's colours."""
     lanes = [lane for lane in picture.lanes if lane.nodes]
-    rows = _rows(lanes)
+    rows, gap_rows = _rows(lanes, picture.gaps)
     places = [_lane_geometry(lane, rows) for lane in lanes]
     x = 10.0
     for place in places:
         place.x = x + place.left
         x += place.span + GAP
     width = max(x - GAP + 10, 200.0)
-    height = TOP + max(len(rows), 1) * ROW + 10
+    height = TOP + max(max(rows.values(), default=0), *gap_rows, 0) * ROW + ROW + 10
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="{" ".join(["graph", *scope.split()])}" '
         f'width="{_fmt(width)}" '
@@ -381,6 +428,11 @@ def draw(picture: Picture, *, caption: str = "", standalone_css: str = "", scope
         drawn.sort(key=lambda e: (e.path, order[e.status]))
         out.extend(_edge_svg(e, place, rows, neighbours, not scope) for e in drawn)
         out.extend(_node_svg(lane.nodes[name], place, rows) for name in ordered)
+        for row, hidden in sorted(gap_rows.items()):
+            out.append(
+                f'<text class="gap" x="{_fmt(place.x + PAD)}" y="{_fmt(TOP + row * ROW + 14.5)}">'
+                f"⋮ {hidden} unchanged bundle{'s' if hidden != 1 else ''} not shown</text>"
+            )
         out.append("</g>")
     out.append("</svg>")
     return "".join(out)

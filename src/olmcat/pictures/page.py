@@ -81,6 +81,7 @@ svg .ah.s-path{fill:var(--path)}
 svg .ah.s-replaces{fill:var(--replaces)}svg .ah.s-skips{fill:var(--skips)}
 svg .ah.s-skipRange{fill:var(--skiprange)}
 svg .glyph{font-weight:bold;font-size:13px}
+svg .gap{fill:var(--muted);font-style:italic;font-size:11px}
 svg .glyph.s-added{fill:var(--added)}
 svg .glyph.s-removed{fill:var(--removed)}
 """
