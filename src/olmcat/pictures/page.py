@@ -21,7 +21,6 @@ import hashlib
 from collections.abc import Iterable
 from typing import Final
 
-from olmcat import __version__
 from olmcat.pictures.lanes import marker_defs
 from olmcat.pictures.text import esc
 
@@ -171,6 +170,15 @@ SCRIPT: Final = """
 """
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("olmcat")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        return "(source)"
+
+
 def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
@@ -254,7 +262,7 @@ def page(title: str, body: Iterable[str], *, subtitle: str = "") -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
-        f'<meta name="generator" content="olmcat {esc(__version__)}">'
+        f'<meta name="generator" content="olmcat {esc(_version())}">'
         f"<title>{esc(title, 200)}</title><style>{GRAPH_CSS + PAGE_CSS}</style></head><body>"
         '<svg class="defs" width="0" height="0" aria-hidden="true">'
         f"{marker_defs()}</svg>"
@@ -263,7 +271,7 @@ def page(title: str, body: Iterable[str], *, subtitle: str = "") -> str:
     if subtitle:
         head += f'<p class="meta">{subtitle}</p>'
     tail = (
-        f"<footer>Made by olmcat {esc(__version__)}. This file is self-contained: it loads "
+        f"<footer>Made by olmcat {esc(_version())}. This file is self-contained: it loads "
         "nothing and runs only its own script.</footer>"
         f"<script>{SCRIPT}</script></body></html>\n"
     )
