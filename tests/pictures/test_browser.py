@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from olmcat.cli import cli
 from olmcat.pictures.diff import diff_pictures
 from olmcat.pictures.graph import graph_html, graph_svg
 from olmcat.pictures.text import visible
@@ -29,6 +31,7 @@ from tests.support.pictures import (
     big_catalogs,
     declared_edge_changes,
     hostile_catalogs,
+    hostile_upgrade_page,
 )
 
 pytestmark = pytest.mark.browser
@@ -69,6 +72,7 @@ def _assert_clean(page: Page, path: Path) -> None:
 
 
 def _assert_rendered(page: Page) -> None:
+    page.evaluate("window.scrollTo(0, 0)")
     share, colours = ink(page.screenshot(scale=0.25))
     assert share > 0.03 and colours > 16, (share, colours)
 
@@ -91,17 +95,26 @@ def _edges_match_json(page: Page, document: dict[str, object]) -> int:
 def test_corpus_diff_page(chromium: Browser, tmp_path: Path) -> None:
     old = corpus_path("sqlite", "index-upstream-old.db")
     new = corpus_path("sqlite", "index-upstream.db")
-    report = diff_pictures(old, new)
+    runner = CliRunner()
+    html = runner.invoke(cli, ["diff", "--format", "html", str(old), str(new)]).output
+    document = json.loads(
+        runner.invoke(cli, ["diff", "--format", "json", str(old), str(new)]).output
+    )
     path = tmp_path / "diff.html"
-    path.write_text(report.html())
+    path.write_text(html)
     assert path.stat().st_size < 10 * 1024 * 1024
     page, seconds = _open(chromium, path)
     assert seconds < 2.0
     _assert_clean(page, path)
     _assert_rendered(page)
-    assert _edges_match_json(page, report.diff.to_json()) > 100  # 150 drawn: the rest elided
+    assert _edges_match_json(page, document) > 100  # 150 drawn: the rest elided
+    page.evaluate('document.getElementById("expand").click()')
+    shown = page.evaluate("document.body.innerText")
+    listed = runner.invoke(cli, ["diff", "--color", "never", str(old), str(new)]).output
+    for line in listed.splitlines()[:-1]:  # every change the text format lists
+        assert line.strip() in shown, line
     # the summary links open their section; the filter narrows sections and table rows
-    total = len(report.diff.packages)
+    total = len(document["packages"])
     assert page.evaluate(VISIBLE_SECTIONS_JS) == total
     page.type_into("#filter", "kia")
     assert page.evaluate(VISIBLE_SECTIONS_JS) == 1
@@ -142,6 +155,28 @@ def test_hostile_names_never_run(chromium: Browser, tmp_path: Path) -> None:
     assert page.evaluate(f"typeof {CANARY}") == "undefined"
     page.type_into("#filter", "p3-")
     assert page.evaluate(VISIBLE_SECTIONS_JS) == 1
+
+
+@pytest.mark.parametrize("kind", ["upgrade", "graph"])
+def test_hostile_names_never_run_in_the_other_reports(
+    chromium: Browser, tmp_path: Path, kind: str
+) -> None:
+    if kind == "upgrade":
+        html = hostile_upgrade_page()
+    else:
+        _, new = hostile_catalogs()
+        html = graph_html(new.packages())
+    path = tmp_path / f"{kind}.html"
+    path.write_text(html)
+    page, _ = _open(chromium, path)
+    page.evaluate('document.getElementById("expand").click()')
+    page.evaluate('document.querySelectorAll("a, summary").forEach(e => e.click())')
+    _assert_clean(page, path)
+    _assert_rendered(page)
+    assert page.evaluate(VISIBLE_SECTIONS_JS) == len(HOSTILE)
+    text = page.evaluate("document.body.innerText")
+    for hostile in HOSTILE[:5]:
+        assert hostile[:30] in text
 
 
 def test_big_diff_opens_fast(chromium: Browser, tmp_path: Path) -> None:

@@ -93,6 +93,28 @@ def hostile_catalogs() -> tuple[MemoryCatalog, MemoryCatalog]:
     return MemoryCatalog(sorted(old_pkgs, key=key)), MemoryCatalog(sorted(new_pkgs, key=key))
 
 
+def hostile_upgrade_page() -> str:
+    """The upgrade-check page of one install per hostile package (names, namespaces, channels
+    and bundles hostile), checked against the hostile catalogs without touching a disk."""
+    from olmcat.pictures.upgrade import UpgradePictures
+    from olmcat.query.render_graph import package_graph
+    from olmcat.upgrade import Installed, UpgradeReport, check_operator
+
+    old, new = hostile_catalogs()
+    old_pkgs = {p.name: p for p in old.packages()}
+    new_pkgs = {p.name: p for p in new.packages()}
+    verdicts, graphs = [], {}
+    for index, text in enumerate(HOSTILE):
+        name = f"p{index}-{text}"
+        item = Installed(
+            "Subscription", name, f"c-{text}", f"{text}.v1.0.0", "1.0.0", f"ns-{text}", text
+        )
+        verdicts.append(check_operator(item, old_pkgs[name], new_pkgs[name]))
+        graphs[name] = (package_graph(old_pkgs[name]), package_graph(new_pkgs[name]))
+    report = UpgradeReport(f"old-{HOSTILE[0]}", f"new-{HOSTILE[1]}", "legacy", None, verdicts)
+    return UpgradePictures(report, graphs).html()
+
+
 def big_catalogs(packages: int = 150, bundles: int = 60) -> tuple[MemoryCatalog, MemoryCatalog]:
     """Two catalogs of ``packages`` packages, two channels each of ``bundles`` bundles where
     every bundle has a skipRange over all older ones (the dense graphs of real operators); NEW

@@ -90,7 +90,8 @@ PAGE_CSS: Final = """
 body{margin:0;padding:16px 24px 48px;background:var(--bg);color:var(--fg);
 font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
 overflow-wrap:break-word}
-td:first-child,summary,.meta,.unchanged,ul.changes li{overflow-wrap:anywhere}
+td,summary,.meta,.unchanged,ul.changes li,.note{overflow-wrap:anywhere}
+td.num,td[class^="st-"]{overflow-wrap:normal;white-space:nowrap}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}
 code,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:13px}
 .meta{color:var(--muted);margin:0 0 12px}
