@@ -84,7 +84,9 @@ class Page:
         return self.browser.send(method, params, session=self.session)
 
     def evaluate(self, expression: str) -> Any:
-        answer = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        answer = self.send(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in answer:
             raise BrowserError(f"{expression!r}: {answer['exceptionDetails']}")
         return answer["result"].get("value")
@@ -123,7 +125,8 @@ class Page:
                 else "[innerWidth, innerHeight]"
             )
             params["clip"] = {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": scale}
-            params["captureBeyondViewport"] = full
+            # the clip is in page coordinates: the top of the page, wherever it is scrolled
+            params["captureBeyondViewport"] = True
         return base64.b64decode(self.send("Page.captureScreenshot", **params)["data"])
 
     def type_into(self, selector: str, text: str) -> None:

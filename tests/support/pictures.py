@@ -3,6 +3,7 @@ that collects what an HTML report draws and says (no browser needed)."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -144,6 +145,17 @@ def big_catalogs(packages: int = 150, bundles: int = 60) -> tuple[MemoryCatalog,
         return MemoryCatalog(out)
 
     return catalog(0, bundles), catalog(1, bundles + 1)
+
+
+@functools.lru_cache(maxsize=1)
+def big_diff() -> tuple[str, dict[str, Any]]:
+    """The HTML page and the JSON document of diffing :func:`big_catalogs` (150 packages, 24
+    bundles a channel: 552 skipRange edges a package), made once per test process."""
+    from olmcat.pictures.diff import diff_pictures
+
+    old, new = big_catalogs(150, 24)
+    report = diff_pictures(old, new)
+    return report.html(), report.diff.to_json()
 
 
 def declared_edge_changes(pkg: dict[str, Any]) -> Counter[str]:
