@@ -275,6 +275,9 @@ def test_diff_command_html_keeps_diffs_exit_status(tmp_path: Path) -> None:
     differ = runner.invoke(cli, ["diff", "--format", "html", "-p", "kiali", old, new])
     assert differ.exit_code == 1 and differ.output.startswith("<!DOCTYPE html>")
     assert list(parse_report(differ.output).sections) == ["kiali"]
+    short = runner.invoke(cli, ["diff", "--format", "html", "--summary", "-p", "kiali", old, new])
+    assert short.exit_code == 1 and parse_report(short.output).sections == {}
+    assert 'href="#pkg-0"' not in short.output and "kiali" in short.output
     bad = runner.invoke(cli, ["diff", "--format", "html", str(tmp_path / "nope.db"), str(db)])
     assert bad.exit_code == 2 and "<!DOCTYPE" not in bad.output
 

@@ -156,7 +156,7 @@ def diff(
 
         title = f"Catalog diff: `{old}` → `{new}`"
         if pictures is not None:
-            text = pictures.html("Catalog diff")
+            text = pictures.html("Catalog diff", summary=summary)
         else:
             text = render(result, output, color=_use_color(color), summary=summary, title=title)
         click.echo(text, nl=False, color=output == "text" and _use_color(color))

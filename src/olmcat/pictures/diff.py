@@ -65,8 +65,9 @@ class DiffPictures:
     def diff(self) -> CatalogDiff:
         return self.comparison.diff
 
-    def html(self, title: str = "Catalog diff") -> str:
-        return render_html(self, title=title)
+    def html(self, title: str = "Catalog diff", *, summary: bool = False) -> str:
+        """The page; with ``summary`` only the totals and the table of packages."""
+        return render_html(self, title=title, summary=summary)
 
 
 def diff_pictures(
@@ -387,7 +388,7 @@ def _fit(drawn: list[tuple[Picture, list[str]]], edges: int, nodes: int) -> None
         total -= before - picture.node_count()
 
 
-def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
+def render_html(report: DiffPictures, *, title: str = "Catalog diff", summary: bool = False) -> str:
     diff = report.diff
     subtitle = f"<code>{esc(report.old, 400)}</code> → <code>{esc(report.new, 400)}</code>"
     verdict = summary_line(diff)
@@ -402,9 +403,11 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
         for index, pkg in enumerate(diff.packages):
             stranded = len(pkg.impact.stranded)
             count = f'<span class="impact">{stranded}</span>' if stranded else "0"
+            name = esc(pkg.name, 200)
+            link = name if summary else f'<a href="#pkg-{index}">{name}</a>'
             rows.append(
-                f'<tr data-filter="{attr(pkg.name)}"><td><a href="#pkg-{index}">'
-                f'{esc(pkg.name, 200)}</a></td><td class="st-{pkg.status}">{pkg.status}</td>'
+                f'<tr data-filter="{attr(pkg.name)}"><td>{link}</td>'
+                f'<td class="st-{pkg.status}">{pkg.status}</td>'
                 f"<td>{esc(_package_counts(pkg))}</td><td>{_heads(pkg)}</td>"
                 f'<td class="num">{count}'
                 "</td></tr>"
@@ -414,6 +417,8 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff") -> str:
             "<th>status</th><th>changes</th><th>channel heads (old → new)</th>"
             f"<th>stranded</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
+        if summary:
+            return page(title, body, subtitle=subtitle)
         opened = len(diff.packages) <= OPEN_UP_TO
         drawn = [
             package_picture(pkg, *report.graphs.get(pkg.name, (None, None)))

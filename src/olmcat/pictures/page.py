@@ -142,15 +142,17 @@ SCRIPT: Final = """
   var shown = document.getElementById("shown");
   var rows = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
   var sections = Array.prototype.slice.call(document.querySelectorAll("details.item"));
+  var counted = sections.length ? "DETAILS" : "TR";  // a summary page has only the table
+  var total = rows.filter(function (el) { return el.tagName === counted; }).length;
   function apply() {
     var query = box ? box.value.trim().toLowerCase() : "";
     var count = 0;
     rows.forEach(function (el) {
       var hit = !query || el.getAttribute("data-filter").toLowerCase().indexOf(query) !== -1;
       el.hidden = !hit;
-      if (hit && el.tagName === "DETAILS") { count += 1; }
+      if (hit && el.tagName === counted) { count += 1; }
     });
-    if (shown) { shown.textContent = count + " of " + sections.length + " shown"; }
+    if (shown) { shown.textContent = count + " of " + total + " shown"; }
   }
   function all(open) { sections.forEach(function (d) { d.open = open; }); }
   function target() {
