@@ -175,6 +175,8 @@ def test_render_graph_command_writes_svg_and_html(tmp_path: Path) -> None:
     assert 'data-name="hello-operator.v0.3.0"' in svg.output
     page = runner.invoke(cli, ["render-graph", "--format", "html", str(db)])
     assert page.exit_code == 0 and page.output.startswith("<!DOCTYPE html>")
+    again = runner.invoke(cli, ["render-graph", "--format", "html", str(db)])
+    assert again.output == page.output  # deterministic
     assert set(parse_report(page.output).sections) == {"hello-operator", "world-operator"}
     missing = runner.invoke(cli, ["render-graph", "--format", "svg", "-p", "nope", str(db)])
     assert missing.exit_code == 1 and "no package 'nope'" in missing.output

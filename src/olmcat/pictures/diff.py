@@ -30,6 +30,7 @@ from olmcat.pictures.lanes import (
     Lane,
     Node,
     Picture,
+    Status,
     draw,
     drop_ranges,
     elide,
@@ -138,7 +139,7 @@ def _edges(channel: ChannelGraph | None) -> set[tuple[str, str, str]]:
     return {(names[e.source], names[e.target], e.kind) for e in channel.edges}
 
 
-def _status(before: bool, after: bool) -> str:
+def _status(before: bool, after: bool) -> Status:
     return "same" if before == after else "added" if after else "removed"
 
 
@@ -148,7 +149,7 @@ def _lane(
     after: ChannelGraph | None,
     stranded: dict[tuple[str, str], str],
 ) -> Lane:
-    lane = Lane(name, status=_status(before is not None, after is not None))  # type: ignore[arg-type]
+    lane = Lane(name, status=_status(before is not None, after is not None))
     side = after or before
     assert side is not None
     if side.default:
@@ -166,7 +167,7 @@ def _lane(
         shown = b or a
         assert shown is not None
         node = Node(node_name, shown.version)
-        node.status = _status(in_old, in_new)  # type: ignore[assignment]
+        node.status = _status(in_old, in_new)
         if not in_old and not in_new:
             node.marks.add("missing")
             node.tags.append("not in channel")
@@ -197,7 +198,7 @@ def _lane(
     old_edges, new_edges = _edges(before), _edges(after)
     for source, target, kind in sorted(old_edges | new_edges, key=lambda e: (e[1], e[2], e[0])):
         status = _status((source, target, kind) in old_edges, (source, target, kind) in new_edges)
-        lane.edges.append(Edge(source, target, kind, status))  # type: ignore[arg-type]
+        lane.edges.append(Edge(source, target, kind, status))  # type: ignore[arg-type]  # kind: str
     return lane
 
 

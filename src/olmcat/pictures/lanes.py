@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -35,6 +35,7 @@ __all__ = [
     "Lane",
     "Node",
     "Picture",
+    "Status",
     "draw",
     "drop_ranges",
     "elide",
@@ -120,7 +121,7 @@ def simplify(
     carry no mark."""
     if picture.edge_count() > edge_limit:
         for kind in ("skipRange", "skips"):
-            dropped = _drop_edges(picture, lambda e, k=kind: e.kind == k and e.status == "same")
+            dropped = _drop_edges(picture, lambda e, k=kind: e.kind == k and e.status == "same")  # type: ignore[misc]
             if dropped:
                 what = "skipRange" if kind == "skipRange" else "skips"
                 picture.notes.append(
@@ -170,10 +171,10 @@ def drop_ranges(picture: Picture, why: str) -> int:
     return dropped
 
 
-def _drop_edges(picture: Picture, gone: object) -> int:
+def _drop_edges(picture: Picture, gone: Callable[[Edge], bool]) -> int:
     dropped = 0
     for lane in picture.lanes:
-        kept = [e for e in lane.edges if not gone(e)]  # type: ignore[operator]
+        kept = [e for e in lane.edges if not gone(e)]
         dropped += len(lane.edges) - len(kept)
         lane.edges = kept
     return dropped
