@@ -233,7 +233,9 @@ def test_upgrade_page(chromium: Browser, tmp_path: Path) -> None:
     assert path_edges == [len(v.path or []) - 1 for v in pictures.report.operators]
     page.type_into("#filter", "keycloak")
     assert page.evaluate(VISIBLE_SECTIONS_JS) == 1
-    assert "Blocks the upgrade: blocked-max-ocp" in page.evaluate("document.body.innerText")
+    assert "Blocks the upgrade: blocked-max-ocp — olm.maxOpenShiftVersion" in page.evaluate(
+        "document.body.innerText"
+    )
 
 
 def test_print_opens_every_section_and_hides_the_controls(

@@ -309,7 +309,7 @@ def test_upgrade_html_draws_each_operators_path() -> None:
         path_edges = len(re.findall(r'class="e k-\w+ s-same path"', _section_html(html, key)))
         assert verdict.path is not None and path_edges == len(verdict.path) - 1, key
         assert drawn  # the channel is drawn
-    assert "Blocks the upgrade: blocked-max-ocp" in html
+    assert "Blocks the upgrade: <code>blocked-max-ocp</code> — olm.maxOpenShiftVersion" in html
     result = CliRunner().invoke(
         cli,
         ["upgrade-check", str(old), str(new), "--installed", str(FIXTURES / "inventory-simple.csv"),
@@ -367,3 +367,4 @@ def test_upgrade_html_marks_where_the_path_stops() -> None:
     assert len(re.findall(r' path" data-kind', html)) == 1  # 1.0.0 -> 1.1.0 drawn green
     assert 'data-name="op.v2.0.0"><title>op.v2.0.0 (2.0.0)</title>' in html  # the target
     assert "no upgrade path to the head op.v2.0.0" in html  # and why
+    assert "no upgrade path to op.v2.0.0; the resolver stops at op.v1.1.0" in html

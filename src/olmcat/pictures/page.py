@@ -104,6 +104,8 @@ a{color:var(--added)}
 .added,.st-added{color:var(--added)}.removed,.st-removed{color:var(--removed)}
 .impact,.st-blocks{color:var(--impact);font-weight:bold}
 .st-ready{color:var(--path);font-weight:bold}
+.warn{color:var(--deprecated);font-weight:bold}
+ul.conditions{padding-left:1.2em}
 .controls{position:sticky;top:0;z-index:2;background:var(--bg);padding:8px 0;
 border-bottom:1px solid var(--line);display:flex;gap:12px;align-items:center;flex-wrap:wrap}
 .controls input{font:inherit;padding:4px 8px;min-width:18em;color:var(--fg);

@@ -253,11 +253,37 @@ def _facts(verdict: OperatorVerdict) -> str:
     return f'<table class="facts"><tbody>{cells}</tbody></table>'
 
 
+def _why(verdict: OperatorVerdict, condition: str) -> str:
+    """One line on a condition, in the words an admin acts on."""
+    if condition == "package-removed":
+        return f"package {verdict.installed.package} is not in NEW"
+    if condition == "channel-removed":
+        where = f"; it most likely became {verdict.suggested_channel}"
+        return f"channel {verdict.channel} is not in NEW" + (
+            where if verdict.suggested_channel else ""
+        )
+    if condition == "no-path":
+        stop = f"; the resolver stops at {verdict.stops_at}" if verdict.stops_at else ""
+        return f"no upgrade path to {verdict.head or 'a head'}{stop}"
+    if condition == "blocked-max-ocp":
+        return f"olm.maxOpenShiftVersion {verdict.max_ocp.raw} blocks the cluster upgrade"
+    if condition == "deprecated":
+        what = ", ".join(f"{d['kind']} {d['name']}" for d in verdict.deprecations)
+        return f"deprecated in NEW: {what}"
+    return condition
+
+
 def _blockers(verdict: OperatorVerdict) -> str:
-    blocking = [c for c in verdict.conditions if c in BLOCKING]
-    if not blocking:
-        return ""
-    return '<p class="impact">Blocks the upgrade: ' + ", ".join(esc(c) for c in blocking) + "</p>"
+    """The conditions, blocking ones first, each with its reason."""
+    lines = []
+    for condition in verdict.conditions:
+        css = "impact" if condition in BLOCKING else "warn"
+        label = "Blocks the upgrade" if condition in BLOCKING else "Note"
+        lines.append(
+            f'<li class="{css}">{label}: <code>{esc(condition)}</code> — '
+            f"{esc(_why(verdict, condition), 2000)}</li>"
+        )
+    return f'<ul class="conditions">{"".join(lines)}</ul>' if lines else ""
 
 
 def _section(index: int, verdict: OperatorVerdict, pictures: UpgradePictures, opened: bool) -> str:
