@@ -432,7 +432,7 @@ def draw(picture: Picture, *, caption: str = "", standalone_css: str = "", scope
         for row, hidden in sorted(gap_rows.items()):
             out.append(
                 f'<text class="gap" x="{_fmt(place.x + PAD)}" y="{_fmt(TOP + row * ROW + 14.5)}">'
-                f"⋮ {hidden} unchanged bundle{'s' if hidden != 1 else ''} not shown</text>"
+                f"⋮ {hidden} bundle{'s' if hidden != 1 else ''} not shown</text>"
             )
         out.append("</g>")
     out.append("</svg>")

@@ -22,7 +22,7 @@ from olmcat.model import PackageCatalog
 from olmcat.model.versions import olm_v0_version
 from olmcat.notices import NoticeSink, discard
 from olmcat.pictures.graph import package_picture as graph_picture
-from olmcat.pictures.lanes import Edge, Lane, Node, Picture, draw, simplify
+from olmcat.pictures.lanes import Edge, Lane, Node, Picture, draw, elide, simplify
 from olmcat.pictures.page import controls, legend, page
 from olmcat.pictures.text import attr, esc
 from olmcat.query.render_graph import PackageGraph, package_graph
@@ -163,7 +163,9 @@ def operator_picture(
             stop = lane.nodes[verdict.stops_at]
             stop.tags.insert(0, "path stops here")
             stop.marks.add("stop")
-    return simplify(Picture(lanes))
+    # Rows far from the installed bundle, the path, the head and the stop are left out.
+    keep = {*on_path, verdict.bundle, verdict.head or "", verdict.stops_at or ""}
+    return elide(simplify(Picture(lanes)), keep)
 
 
 def _mark_path(lane: Lane, steps: set[tuple[str, str]]) -> list[Edge]:
