@@ -21,6 +21,7 @@ __all__ = [
     "RELEASES",
     "Behaviour",
     "OpmRelease",
+    "behaviour",
     "opm_release",
 ]
 
@@ -134,9 +135,76 @@ RELEASES: tuple[OpmRelease, ...] = tuple(_parse_tag(t) for t in _TAGS)
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 
-BEHAVIOURS: tuple[Behaviour, ...] = ()
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    # Sorted by the release that introduced each behaviour, then by name.
+    Behaviour(
+        "render-image-csv-metadata",
+        "v1.28.0",
+        "2ee231b3",
+        "rendering a bundle that has an image reference writes one olm.csv.metadata property "
+        "made from its CSV instead of an olm.bundle.object per manifest (olm.bundle.object of "
+        "the CSV when Go cannot decode it); without an image reference every manifest stays an "
+        "olm.bundle.object",
+        until="v1.46.0",
+    ),
+    Behaviour(
+        "render-objects-sorted",
+        "v1.28.0",
+        "2ee231b3",
+        "a rendered bundle's olm.bundle.object properties are sorted with the other properties "
+        "by their value text (the base64 of each manifest), then moved to the end, instead of "
+        "following the manifests' file names; an olm.bundle.object or olm.csv.metadata from "
+        "properties.yaml moves to the end with them",
+    ),
+    Behaviour(
+        "render-sort-go122",
+        "v1.41.0",
+        "773f39dc",
+        "opm is built with Go 1.22 or later, whose sort.Slice breaks patterns with xorshift "
+        "shifts 13/7/17 (Go 1.19-1.21: 13/17/5): related images naming one image twice, in "
+        "lists longer than 12, come out in another order",
+    ),
+    Behaviour(
+        "render-migrate-level",
+        "v1.46.0",
+        "c80e8751",
+        "opm render has --migrate-level (bundle-object-to-csv-metadata); rendered bundles keep "
+        "their olm.bundle.object properties unless it is given",
+    ),
+    Behaviour(
+        "render-package-release",
+        "v1.62.0",
+        "6212dc2a",
+        "a rendered bundle's olm.package property carries the CSV's spec.release as "
+        '"release" (a string; anything else fails the render), and an olm.package property '
+        'from properties.yaml keeps its "release"',
+    ),
+    Behaviour(
+        "render-release-from-build-metadata",
+        "v1.62.0",
+        "6212dc2a",
+        "a CSV with the olm.substitutesFor annotation and no spec.release has its version split "
+        'at "+": the build metadata becomes the olm.package release (no "+" fails the render)',
+        until="v1.67.0",
+    ),
+    Behaviour(
+        "render-numeric-release",
+        "v1.64.0",
+        "f410a396",
+        "a numeric spec.release is accepted: whole numbers are written as integers, others as "
+        "Go's %g; any other type fails the render",
+    ),
+)
 
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
+
+
+def behaviour(name: str) -> Behaviour:
+    """The row of :data:`BEHAVIOURS` called ``name`` (KeyError when there is none)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown opm behaviour {name!r}") from None
 
 
 def opm_release(text: str) -> OpmRelease:
