@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Literal
 
 from olmcat.errors import InputError, OlmcatError, ValidationError
 from olmcat.files import safe
-from olmcat.go.json import compact, marshal_object
+from olmcat.go.json import RawNumber, compact, marshal_object
 from olmcat.go.opm import NEWEST, OpmRelease, behaviour
 from olmcat.go.sort import GO119_SHIFTS, sort_slice
 from olmcat.model import Bundle, RelatedImage, manifests
@@ -155,9 +155,21 @@ def _go_kind(value: object) -> str:
     """How encoding/json names a JSON value's kind in an UnmarshalTypeError."""
     if isinstance(value, bool):
         return "bool"
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | RawNumber):
         return "number"
     return "object" if isinstance(value, dict) else "array" if isinstance(value, list) else "string"
+
+
+def _as_float64(value: object) -> float | None:
+    """A JSON number as Go's ``json.Unmarshal`` into float64 reads it (None: not a number, or
+    out of float64's range, which Go refuses)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | RawNumber):
+        return None
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def csv_release(bundle: BundleDir, release: OpmRelease | None) -> str:
@@ -166,19 +178,16 @@ def csv_release(bundle: BundleDir, release: OpmRelease | None) -> str:
     if release is None or not release.has("render-package-release"):
         return ""
     value = manifests.spec(bundle.csv).get("release")
-    if value is None or isinstance(value, str):
-        return value or ""
-    if (
-        release.has("render-numeric-release")
-        and isinstance(value, int | float)
-        and not (isinstance(value, bool))
-    ):
-        number = float(value)
-        if math.isfinite(number):
+    if value is None:
+        return ""
+    if isinstance(value, str) and not isinstance(value, RawNumber):
+        return value
+    number = _as_float64(value)
+    if release.has("render-numeric-release"):
+        if number is not None:
             if number == int(number) and -(2**63) <= number < 2**63:
                 return str(int(number))
             return _go_g(number)
-    if release.has("render-numeric-release"):
         problem = "release field must be a string or number"
     else:
         problem = f"json: cannot unmarshal {_go_kind(value)} into Go value of type string"
