@@ -401,7 +401,7 @@ def test_properties_file_package_release_must_be_a_string_from_v1_62(tmp_path: P
         "packageName": "demo",
         "version": "1.0.0",
     }
-    with pytest.raises(ValidationError, match="olm.package"):
+    with pytest.raises(ValidationError, match=r"olm\.package"):
         release_render(bundle, "1.62")
 
 
