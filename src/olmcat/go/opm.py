@@ -138,6 +138,16 @@ NEWEST = RELEASES[-1]
 BEHAVIOURS: tuple[Behaviour, ...] = (
     # Sorted by the release that introduced each behaviour, then by name.
     Behaviour(
+        "encoding-html-escape-replacement",
+        "v1.26.5",
+        "fd099516",
+        "every catalog document's JSON text has \\u003c, \\u003e and \\u0026 replaced by <, > "
+        "and & before it is parsed (byte for byte, whatever precedes them): a string holding "
+        "those six characters as text (a JSON example inside an annotation, written with an "
+        "escaped backslash) becomes an invalid \\< escape and the catalog is refused",
+        until="v1.28.0",
+    ),
+    Behaviour(
         "render-image-csv-metadata",
         "v1.28.0",
         "2ee231b3",
@@ -157,6 +167,35 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "properties.yaml moves to the end with them",
     ),
     Behaviour(
+        "validate-blob-generic-decode",
+        "v1.28.0",
+        "2ee231b3",
+        "every blob is decoded into a generic map before its schema is read (Meta.UnmarshalJSON): "
+        "top-level keys differing only in case are refused, a number beyond float64's range "
+        "anywhere in a blob is refused, and the 'properties' of blobs of other schemas are no "
+        "longer parsed",
+    ),
+    Behaviour(
+        "validate-csv-metadata-parsed",
+        "v1.28.0",
+        "2ee231b3",
+        "olm.csv.metadata properties are decoded into their Go type, so a field of the wrong type "
+        "is refused",
+    ),
+    Behaviour(
+        "validate-bundle-object-ref-dropped",
+        "v1.30.0",
+        "5e3fa99b",
+        "an olm.bundle.object 'ref' (a file beside the catalog file) is no longer read: no "
+        "refusal for a missing file or for 'ref' beside 'data'",
+    ),
+    Behaviour(
+        "validate-deprecations",
+        "v1.32.0",
+        "f7c6429a",
+        "olm.deprecations blobs are read and checked (package, references, messages)",
+    ),
+    Behaviour(
         "render-sort-go122",
         "v1.41.0",
         "773f39dc",
@@ -165,11 +204,38 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "lists longer than 12, come out in another order",
     ),
     Behaviour(
+        "validate-package-name-dns1123",
+        "v1.41.0",
+        "6bb0a3e9",
+        "package names must be DNS-1123 labels",
+    ),
+    Behaviour(
         "render-migrate-level",
         "v1.46.0",
         "c80e8751",
         "opm render has --migrate-level (bundle-object-to-csv-metadata); rendered bundles keep "
         "their olm.bundle.object properties unless it is given",
+    ),
+    Behaviour(
+        "validate-unique-bundle-versions",
+        "v1.47.0",
+        "c5512c70",
+        "two bundles of one package may not have the same version",
+    ),
+    Behaviour(
+        "encoding-json-then-yaml",
+        "v1.56.0",
+        "53ad34f1",
+        "Kubernetes 1.33's YAMLOrJSONDecoder: a file that starts with '{' but whose first or "
+        "second document is no JSON is read on from that document as YAML (a YAML flow mapping, "
+        "a JSON object followed by YAML documents); before, the file was refused",
+    ),
+    Behaviour(
+        "validate-replaces-chain-stops-at-skipped",
+        "v1.58.0",
+        "3f87beaf",
+        "the replaces chain stops at an entry another entry skips: entries reached only through "
+        "it are stranded, and cycles beyond it are no longer seen",
     ),
     Behaviour(
         "render-package-release",
@@ -193,6 +259,25 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "f410a396",
         "a numeric spec.release is accepted: whole numbers are written as integers, others as "
         "Go's %g; any other type fails the render",
+    ),
+    Behaviour(
+        "validate-image-references",
+        "v1.64.0",
+        "81aee767",
+        "bundle images and related images must be valid pull specs",
+    ),
+    Behaviour(
+        "validate-bundle-release",
+        "v1.68.0",
+        "e514cfd6",
+        "bundle releases are parsed and checked: valid release, names normalized from version "
+        "and release, no build metadata beside a release",
+    ),
+    Behaviour(
+        "validate-skip-range",
+        "v1.69.0",
+        "1ead90f3",
+        "skipRange must parse as a blang/semver range",
     ),
 )
 
