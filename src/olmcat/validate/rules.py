@@ -118,9 +118,11 @@ def _r(
     since = until = ""
     if behaviour:
         changed = opm_behaviour(behaviour)
-        if changed.until is not None:
-            raise ValueError(f"{id}: behaviour {behaviour} ends; name the one that ends it")
-        since, until = (changed.since, "") if opm == V172 else ("", changed.since)
+        if changed.until is not None:  # enforced exactly while the behaviour is in force
+            since = "" if changed.since == OLDEST.tag else changed.since
+            until = changed.until
+        else:
+            since, until = (changed.since, "") if opm == V172 else ("", changed.since)
     if opm == V126 and not until:
         raise ValueError(f"{id}: a rule only v1.26 enforces needs the behaviour that ended it")
     return Rule(id, name, summary, bool(opm), opm_says, fix, default_enabled, since, until)
@@ -163,6 +165,41 @@ RULES: tuple[Rule, ...] = (
         "'---'); opm's decoder turns it into an empty blob.",
         "unmarshal error: unexpected end of JSON input",
         "remove the empty document (the '---' line and what follows it)",
+    ),
+    _r(
+        "OLMCAT-FS006",
+        "escaped-html-escape",
+        V126,
+        "A string holds the text \\u003c, \\u003e or \\u0026 (its backslash written as "
+        "\\\\, as in a JSON example inside a CSV annotation). opm v1.26 and v1.27 replace those "
+        "six characters by <, > and & in each document's JSON before parsing it, which leaves an "
+        "invalid \\< escape; v1.28 and later read the text as it is.",
+        "unmarshal error: invalid character '<' in string escape code at offset N",
+        "write the characters themselves (<, > and &) in the embedded text, or spell the "
+        "backslash \\u005c in a JSON file",
+        behaviour="encoding-html-escape-replacement",
+    ),
+    _r(
+        "OLMCAT-FS007",
+        "invalid-utf8-in-json",
+        NONE,
+        "A string of a JSON catalog file holds bytes that are not UTF-8. opm reads each such "
+        "byte as U+FFFD (the replacement character), so what it serves differs from the file; "
+        "in a YAML file the same bytes are an error (OLMCAT-FS003).",
+        "(valid; the text changes)",
+        "write the text in UTF-8",
+    ),
+    _r(
+        "OLMCAT-FS008",
+        "json-then-yaml",
+        V126,
+        "A file starts as JSON (its first character is '{') but its first or second document "
+        "is no JSON (a YAML flow mapping such as {schema: olm.package}, or a JSON object "
+        "followed by YAML documents). Kubernetes 1.33's decoder (opm v1.56.0 and later) then "
+        "reads the rest of the file as YAML; earlier releases refuse the file.",
+        "invalid character ... looking for beginning of object key string",
+        "write the file all in JSON or all in YAML (start a YAML file with '---')",
+        behaviour="encoding-json-then-yaml",
     ),
     _r(
         "OLMCAT-FS005",
@@ -260,6 +297,18 @@ RULES: tuple[Rule, ...] = (
         "matches keys case-insensitively and refuses such blobs.",
         'duplicate keys for key "...": [...]',
         "keep one spelling of the key",
+        behaviour="validate-blob-generic-decode",
+    ),
+    _r(
+        "OLMCAT-BL011",
+        "number-out-of-range",
+        V172,
+        "A number of a JSON catalog file is beyond float64's range (1e400, or more than 308 "
+        "digits). Since v1.28 opm decodes every blob into generic values first and refuses it; "
+        "YAML reads such a number as a string. From v1.56 a file whose only or second and last "
+        "document fails so is read again as YAML and accepted.",
+        "json: cannot unmarshal number 1e400 into Go value of type float64",
+        "write the number as a string, or within float64's range",
         behaviour="validate-blob-generic-decode",
     ),
     # -- packages --------------------------------------------------------------------------------
