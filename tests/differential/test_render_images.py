@@ -30,10 +30,9 @@ from olmcat.cli import cli
 from olmcat.go.opm import opm_release
 from olmcat.readers.bundlerender import render_source
 from olmcat.writers.fbc import bundle_json, render_json
-from tests.readers.test_bundle_image_layers import SHAPES, demo_bundle
 from tests.support import registry as reg
 from tests.support.builders import csv as csv_doc
-from tests.support.bundleimages import single_layer
+from tests.support.bundleimages import SHAPES, demo_bundle, single_layer
 from tests.support.bundletrees import bundle_image, deployment, oracle_render, write_bundle
 from tests.support.oracle import require_bundle_index
 from tests.support.registry import Registries, clean_env, push

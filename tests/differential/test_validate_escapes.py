@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from olmcat.validate import RuleSet, Summary, validate
 from tests.support import oracle
+from tests.support.validate_cases import DECODER_CASES
 
 pytestmark = pytest.mark.differential
 
@@ -266,14 +267,8 @@ def test_the_issue_class_in_csv_metadata(tmp_path: Path, form: str, name: str) -
     check(tmp_path, "csv-metadata-annotation", body, form, bom=False)
 
 
-def _decoder_cases() -> list[tuple[str, str, bool]]:
-    from tests.validate.test_compat_releases import DECODER_CASES
-
-    return DECODER_CASES
-
-
 @pytest.mark.parametrize(
-    ("name", "text", "decodes"), _decoder_cases(), ids=[c[0] for c in _decoder_cases()]
+    ("name", "text", "decodes"), DECODER_CASES, ids=[c[0] for c in DECODER_CASES]
 )
 def test_json_then_yaml_and_huge_numbers_as_v1_26_reads_them(
     tmp_path: Path, name: str, text: str, decodes: bool

@@ -16,7 +16,7 @@ import pytest
 from olmcat.go.opm import opm_release
 from olmcat.readers.bundlerender import render_bundle_dir
 from olmcat.writers.fbc import bundle_json, render_json
-from tests.readers.test_bundle_image_layers import SHAPES, demo_bundle
+from tests.support.bundleimages import SHAPES, demo_bundle
 from tests.support.registry import (
     PASSWORD,
     USER,

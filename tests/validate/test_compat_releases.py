@@ -24,7 +24,7 @@ from olmcat.go.opm import RELEASES, opm_release
 from olmcat.validate import RuleSet, Summary, validate
 from olmcat.validate.rules import RULES
 from tests.support.fbc_catalogs import good_package, write_fbc
-from tests.support.validate_cases import CASES
+from tests.support.validate_cases import CASES, DECODER_CASES, REST
 
 
 def severities(root: Path, compat: str) -> dict[str, set[str]]:
@@ -143,27 +143,6 @@ def test_a_huge_number_in_the_only_document_is_read_as_yaml_from_v1_56(tmp_path:
     # as YAML, where 1e400 is a string.
     root = _catalog_with(tmp_path, '{"schema": "example.note", "n": 1e400}\n')
     assert not verdict(root, "1.55") and verdict(root, "1.56")
-
-
-# k8s.io/apimachinery v0.33.0 TestYAMLOrJSONDecoder (cases of 9b3d085f): (text, decodes). The
-# generic documents of the Go test are catalog blobs here: P a package, C its channel, B its
-# bundle (two lines each, to keep each case's shape).
-P = '"schema": "olm.package", "name": "foo", "defaultChannel": "stable"'
-P_YAML = "schema: olm.package, name: foo, defaultChannel: stable"
-REST = _json_lines(good_package()[1:])
-DECODER_CASES = [
-    ("json-then-yaml-flow", "{" + P + "}\n---\n{schema: example.note, package: foo}\n", True),
-    ("json-then-yaml-block", "{" + P + "}\n---\nschema: example.note\npackage: foo\n", True),
-    ("trailing-blanks", "{" + P + "}    \n---\nschema: example.note\n", True),
-    ("yaml-then-json", "{" + P_YAML + "}\n---\n" + '{"schema": "example.note"}\n', True),
-    ("spaces", "{\n  " + P + "\n}\n---\n{\n  schema: example.note\n}\n", True),
-    ("tabs", "{\n\t" + P + "\n}\n---\n{\n\tschema: example.note\n}\n", True),
-    (
-        "two-json-then-yaml",
-        '{"schema": "example.a"}\n{"schema": "example.b"}\n---\n{schema: example.c}\n',
-        False,
-    ),
-]
 
 
 @pytest.mark.parametrize(
