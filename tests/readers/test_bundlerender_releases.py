@@ -162,7 +162,7 @@ def test_properties_file_objects_are_dropped_up_to_v1_27_and_sorted_from_v1_28(
     assert values == sorted(values) and len(values) == 2
 
 
-# -- render-image-csv-metadata (v1.28.0 until v1.46.0) -------------------------------------------
+# -- render-csv-metadata-by-default (v1.28.0 until v1.46.0) -------------------------------
 
 
 @pytest.mark.parametrize("tag", ["1.28.0", "1.37.0", "1.45.0"])
@@ -405,7 +405,7 @@ def test_properties_file_package_release_must_be_a_string_from_v1_62(tmp_path: P
         release_render(bundle, "1.62")
 
 
-# -- render-sort-go122 (v1.41.0) ------------------------------------------------------------------
+# -- encoding-go122-json (v1.41.0) -----------------------------------------------------------
 
 
 def test_equal_related_images_follow_the_go_release_of_each_opm(tmp_path: Path) -> None:

@@ -310,7 +310,7 @@ def object_properties(bundle: BundleDir, image: str, release: OpmRelease | None)
     an ``olm.bundle.object`` per manifest in file-name order, or, from v1.28 to v1.45 for a
     bundle with an image, one ``olm.csv.metadata`` made from the CSV."""
     objects = [(obj, marshal_object(obj).encode()) for obj in bundle.objects]
-    if release is not None and release.has("render-image-csv-metadata") and image:
+    if release is not None and release.has("render-csv-metadata-by-default") and image:
         from olmcat.model.csvmetadata import csv_metadata_of_json
 
         for obj, data in objects:
@@ -354,7 +354,7 @@ def order_properties(
 
 
 def _sort_related(related: list[RelatedImage], release: OpmRelease | None) -> None:
-    old_go = release is not None and not release.has("render-sort-go122")
+    old_go = release is not None and not release.has("encoding-go122-json")
     sort_slice(related, lambda x, y: x.image < y.image, shifts=GO119_SHIFTS if old_go else None)
 
 
