@@ -28,6 +28,7 @@ import dataclasses
 import html
 import io
 import json
+import math
 import pickle
 import re
 import sys
@@ -201,6 +202,8 @@ class DocumentText:
     json: bool
     index: int
     after_json: bool = False
+    huge: str | None = None
+    """A number of the (JSON) document beyond float64's range, as written."""
 
 
 Inspect = Callable[[DocumentText, Any], None]
@@ -256,11 +259,27 @@ def _json_stream(
     buffer: str, fh: IO[str], inspect: Inspect | None = None, json_then_yaml: bool = False
 ) -> Iterator[tuple[int, int, Any]]:
     """Concatenated JSON values read in chunks, each with its 1-based line and column."""
-    decoder = json.JSONDecoder(parse_float=gojson.RawNumber)
+    huge: list[str] = []  # numbers beyond float64 in the document being decoded (inspect only)
+    if inspect is None:
+        decoder = json.JSONDecoder(parse_float=gojson.RawNumber)
+    else:
+
+        def parse_float(text: str) -> gojson.RawNumber:
+            if not huge and _beyond_float64(text):
+                huge.append(text)
+            return gojson.RawNumber(text)
+
+        def parse_int(text: str) -> int:
+            if len(text) > 308 and not huge and _beyond_float64(text):
+                huge.append(text)
+            return int(text)
+
+        decoder = json.JSONDecoder(parse_float=parse_float, parse_int=parse_int)
     cursor = _Cursor()
     index, eof, chunk = 0, False, _CHUNK
     count = 0
     while True:
+        huge.clear()
         while index < len(buffer) and buffer[index] in " \t\r\n":
             index += 1
         if index >= len(buffer):
@@ -297,11 +316,13 @@ def _json_stream(
         limit = safe.limits().max_depth
         if jsonio.depth(value, limit) > limit:
             raise DocumentError(_bounded_json_problem(RecursionError()), line, column)
-        raw = buffer[index:end]
-        if _BAD_BYTES.search(raw):
-            value = _replace_bad_bytes(value)  # Go reads each invalid byte as U+FFFD
         if inspect is not None:
-            inspect(DocumentText(line, column, raw, True, count), value)
+            raw = buffer[index:end]
+            if not raw.isascii() and _BAD_BYTES.search(raw):
+                value = _replace_bad_bytes(value)  # Go reads each invalid byte as U+FFFD
+            inspect(
+                DocumentText(line, column, raw, True, count, huge=huge[0] if huge else None), value
+            )
         count += 1
         yield line, column, value
         index = end
@@ -325,8 +346,6 @@ _ESCAPED_HTML_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)+u00(?:3c|3e|26)")
 _HTML_ESCAPE_TEXT = ("\\u003c", "\\u003e", "\\u0026")
 _HTML_NAMES = {"\\u003c": "&lt;", "\\u003e": "&gt;", "\\u0026": "&amp;"}
 JSON_THEN_YAML_SINCE = opm_behaviour("encoding-json-then-yaml").since
-# A JSON number that may not fit a float64: 309 or more digits, or an exponent of 3+ digits.
-_HUGE_NUMBER = re.compile(r"\d{309}|[eE][+-]?0*\d{3}")
 
 
 def escaped_html_escape(text: DocumentText, value: Any) -> str | None:
@@ -367,31 +386,14 @@ def _html_escape_in_strings(value: Any) -> str | None:
 def huge_number(text: DocumentText, value: Any) -> str | None:
     """A number of a JSON document beyond float64's range (Go's json.Unmarshal into an
     interface{} refuses it), or None. YAML reads such a number as a string."""
-    if not text.json or not _HUGE_NUMBER.search(text.text):
-        return None
-    return _huge(value)
+    return text.huge if text.json else None
 
 
-def _huge(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | gojson.RawNumber):
-        try:
-            number = float(value)
-        except OverflowError:
-            return str(value)
-        return str(value) if number in (float("inf"), float("-inf")) else None
-    if isinstance(value, dict):
-        for item in value.values():
-            found = _huge(item)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for item in value:
-            found = _huge(item)
-            if found:
-                return found
-    return None
+def _beyond_float64(text: str) -> bool:
+    try:
+        return math.isinf(float(text))
+    except OverflowError:
+        return True
 
 
 def _after_blanks(text: str) -> str:
