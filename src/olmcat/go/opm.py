@@ -21,6 +21,7 @@ __all__ = [
     "RELEASES",
     "Behaviour",
     "OpmRelease",
+    "behaviour",
     "opm_release",
 ]
 
@@ -134,9 +135,162 @@ RELEASES: tuple[OpmRelease, ...] = tuple(_parse_tag(t) for t in _TAGS)
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 
-BEHAVIOURS: tuple[Behaviour, ...] = ()
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    # Sorted by the release that introduced each behaviour, then by name.
+    Behaviour(
+        "encoding-html-escape-replacement",
+        "v1.26.5",
+        "fd099516ef679bd14d53212f40b4dae8f61ca8b7",
+        "every catalog document's JSON text has \\u003c, \\u003e and \\u0026 replaced by <, > "
+        "and & before it is parsed (byte for byte, whatever precedes them): a string holding "
+        "those six characters as text (a JSON example inside an annotation, written with an "
+        "escaped backslash) becomes an invalid \\< escape and the catalog is refused",
+        until="v1.28.0",
+    ),
+    Behaviour(
+        "render-csv-metadata-by-default",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "rendering a bundle that has an image reference writes one olm.csv.metadata property for "
+        "its CSV and no olm.bundle.object at all (the CSV's objects stay when it does not "
+        "decode); bundles without an image keep one olm.bundle.object per manifest",
+        until="v1.46.0",
+    ),
+    Behaviour(
+        "render-objects-sorted",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "a rendered bundle's olm.bundle.object properties are sorted with the other properties "
+        "by their value text (the base64 of each manifest), then moved to the end, instead of "
+        "following the manifests' file names; an olm.bundle.object or olm.csv.metadata from "
+        "properties.yaml moves to the end with them",
+    ),
+    Behaviour(
+        "validate-blob-generic-decode",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "every blob is decoded into a generic map before its schema is read (Meta.UnmarshalJSON): "
+        "top-level keys differing only in case are refused, a number beyond float64's range "
+        "anywhere in a blob is refused, and the 'properties' of blobs of other schemas are no "
+        "longer parsed",
+    ),
+    Behaviour(
+        "validate-csv-metadata-parsed",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "olm.csv.metadata properties are decoded into their Go type, so a field of the wrong type "
+        "is refused",
+    ),
+    Behaviour(
+        "validate-bundle-object-ref-dropped",
+        "v1.30.0",
+        "5e3fa99bfd024d4c73a29456e68f1cb9bc4e4504",
+        "an olm.bundle.object 'ref' (a file beside the catalog file) is no longer read: no "
+        "refusal for a missing file or for 'ref' beside 'data'",
+    ),
+    Behaviour(
+        "validate-deprecations",
+        "v1.32.0",
+        "f7c6429a51fcfd3c27f1e340a81c622c8429b716",
+        "olm.deprecations blobs are read and checked (package, references, messages)",
+    ),
+    Behaviour(
+        "encoding-go122-json",
+        "v1.41.0",
+        "773f39dc602a802aa94b4378523eeaef86025885",
+        "opm is built with Go 1.22 or newer: JSON strings write U+0008 and U+000C as \\b and "
+        "\\f (before: \\u0008, \\u000c), and sort.Slice orders equal keys of more than 12 "
+        "elements differently (render follows each release; migrations write the Go 1.22 "
+        "form: see the Deviations table)",
+    ),
+    Behaviour(
+        "validate-package-name-dns1123",
+        "v1.41.0",
+        "6bb0a3e9d60393e61992c0654bc663341c652ba0",
+        "package names must be DNS-1123 labels",
+    ),
+    Behaviour(
+        "render-migrate-level",
+        "v1.46.0",
+        "c80e8751e716c069017b55279a0f29d0254d426a",
+        "--migrate-level (none, bundle-object-to-csv-metadata) on render, migrate and "
+        "alpha render-template: bundle-object-to-csv-metadata replaces a bundle's "
+        "olm.bundle.object properties by one olm.csv.metadata property, last",
+    ),
+    Behaviour(
+        "validate-unique-bundle-versions",
+        "v1.47.0",
+        "c5512c7091fa83be66a668ac24c559bc620ac2eb",
+        "two bundles of one package may not have the same version",
+    ),
+    Behaviour(
+        "encoding-json-then-yaml",
+        "v1.56.0",
+        "53ad34f192cbe5265755ef825c18b0005bfba1a6",
+        "Kubernetes 1.33's YAMLOrJSONDecoder: a file that starts with '{' but whose first or "
+        "second document is no JSON is read on from that document as YAML (a YAML flow mapping, "
+        "a JSON object followed by YAML documents); before, the file was refused",
+    ),
+    Behaviour(
+        "validate-replaces-chain-stops-at-skipped",
+        "v1.58.0",
+        "3f87beaf715423db3ee5de39e4c5307402a347ef",
+        "the replaces chain stops at an entry another entry skips: entries reached only through "
+        "it are stranded, and cycles beyond it are no longer seen",
+    ),
+    Behaviour(
+        "render-package-release",
+        "v1.62.0",
+        "6212dc2a245d99e0e828454186f3ab4046d2741f",
+        "a rendered bundle's olm.package property carries the CSV's spec.release as "
+        '"release" (a string; anything else fails the render), and an olm.package property '
+        'from properties.yaml keeps its "release"',
+    ),
+    Behaviour(
+        "render-release-from-build-metadata",
+        "v1.62.0",
+        "6212dc2a245d99e0e828454186f3ab4046d2741f",
+        "a CSV with the olm.substitutesFor annotation and no spec.release has its version split "
+        'at "+": the build metadata becomes the olm.package release (no "+" fails the render)',
+        until="v1.67.0",
+    ),
+    Behaviour(
+        "render-numeric-release",
+        "v1.64.0",
+        "f410a396abe01dbe6a46b6d90d34bdd844306388",
+        "a numeric spec.release is accepted: whole numbers are written as integers, others as "
+        "Go's %g; any other type fails the render",
+    ),
+    Behaviour(
+        "validate-image-references",
+        "v1.64.0",
+        "81aee76714444d98e39a56dcc9229a633ca4b36f",
+        "bundle images and related images must be valid pull specs",
+    ),
+    Behaviour(
+        "validate-bundle-release",
+        "v1.68.0",
+        "e514cfd6afaa5db6508ac94a999a56c8d698dc12",
+        "bundle releases are parsed and checked: valid release, names normalized from version "
+        "and release, no build metadata beside a release",
+    ),
+    Behaviour(
+        "validate-skip-range",
+        "v1.69.0",
+        "1ead90f34cdafbacb0e3208639250824c9aa8821",
+        "skipRange must parse as a blang/semver range",
+    ),
+)
 
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
+
+
+def behaviour(name: str) -> Behaviour:
+    """The row of :data:`BEHAVIOURS` called ``name`` (KeyError when there is none)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown opm behaviour {name!r}") from None
 
 
 def opm_release(text: str) -> OpmRelease:

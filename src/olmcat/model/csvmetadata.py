@@ -35,7 +35,12 @@ from olmcat.model.property import (
     bundle_object_data,
 )
 
-__all__ = ["bundle_objects_to_csv_metadata", "csv_metadata"]
+__all__ = [
+    "bundle_object_to_csv_metadata",
+    "bundle_objects_to_csv_metadata",
+    "csv_metadata",
+    "csv_metadata_of_json",
+]
 
 CSV_KIND: Final = "ClusterServiceVersion"
 _CSV_KIND_BYTES: Final = CSV_KIND.encode()
@@ -828,6 +833,18 @@ def _parse_csv(text: str) -> Any:
     )
 
 
+def csv_metadata_of_json(data: bytes) -> Property:
+    """``olm.csv.metadata`` of a CSV given as the JSON ``json.Marshal`` wrote for it (as opm
+    renders a bundle image from v1.28 to v1.45). InputError where Go cannot decode it."""
+    try:
+        csv = _parse_csv(data.decode("utf-8", errors="replace"))
+    except ValueError as exc:
+        raise InputError(f"the CSV is not valid JSON: {exc}") from None
+    if not isinstance(csv, dict):
+        raise InputError("the CSV is not a JSON object")
+    return csv_metadata(csv)
+
+
 def _find_csv(bundle: Bundle) -> Any:
     """The first CSV among the bundle's inline ``olm.bundle.object`` properties, or None."""
     unreadable = 0
@@ -865,6 +882,11 @@ def _migrate_bundle(bundle: Bundle) -> Bundle:
         return bundle
     kept = tuple(p for p in bundle.properties if p.type != TYPE_BUNDLE_OBJECT)
     return dataclasses.replace(bundle, properties=(*kept, metadata))
+
+
+def bundle_object_to_csv_metadata(bundle: Bundle) -> Bundle:
+    """opm's ``bundle-object-to-csv-metadata`` migration of one bundle (see below)."""
+    return _migrate_bundle(bundle)
 
 
 def bundle_objects_to_csv_metadata(pkg: PackageCatalog) -> PackageCatalog:
