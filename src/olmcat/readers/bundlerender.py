@@ -267,7 +267,7 @@ def _note_untyped(bundle: BundleDir, what: str, where: str, notify: NoticeSink) 
     notify(
         Notice(
             CODE_UNTYPED_PROPERTY,
-            f"{where}: bundle {bundle.name}: a {what} has no type; kept with type \"\", as opm "
+            f'{where}: bundle {bundle.name}: a {what} has no type; kept with type "", as opm '
             "keeps it (no client reads a property without a type: give it one)",
             package=bundle.package,
             bundle=bundle.name,
