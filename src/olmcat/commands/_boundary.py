@@ -1,6 +1,6 @@
 """The CLI boundary: whatever a command's run raises ends as one line and an exit status.
 
-:func:`boundary` wraps every run (README, "Errors and exit codes"):
+:func:`boundary` wraps every run (docs/notices.md, "Errors and exit codes"):
 
 * a domain error (:class:`~olmcat.errors.OlmcatError`): its message, exit 1;
 * anything unexpected: one line naming the command and its inputs and asking for a re-run with
