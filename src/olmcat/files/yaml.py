@@ -300,6 +300,7 @@ def build_plain(
     scalar: Callable[[str], Any],
     key: Callable[[str], str],
     special: tuple[frozenset[str], frozenset[str]],
+    max_depth: int | None = None,
 ) -> Any:
     """The first document of ``text`` built from libyaml's events in one pass, for documents
     that use nothing but mappings, sequences and untagged scalars (most manifests). Plain
@@ -310,9 +311,43 @@ def build_plain(
     Gives what the composer and a constructor with the same scalar rules give, duplicate-key
     notices included (same text, same order), and raises :class:`NotPlain` for anything else
     -- before any notice is sent -- so the caller loads the text with the full loader instead.
-    The caller checks the depth bound first, and must not use this on text with anchors (the
-    alias bound needs the composed graph): an alias without an anchor is NotPlain here.
+    With ``max_depth`` the depth bound is checked on the way (the same error, at the same
+    event, as the check before parsing gives); without it the caller checks it first. Must not
+    be used on text with anchors (the alias bound needs the composed graph): an alias without
+    an anchor is NotPlain here. Text holding more than one document is NotPlain (the loader
+    reads only the first, but bounds the whole text).
     """
+    built = build_documents(text, where, scalar, key, special, max_depth, first_only=True)
+    if not built:
+        return None
+    root, duplicates = built[0]
+    notify_duplicates(where, duplicates)
+    return root
+
+
+Duplicates = list[tuple[int, int, int, str]]  # (depth, mapping number, line, key text)
+
+
+def notify_duplicates(where: str, duplicates: Duplicates) -> None:
+    """The duplicate-key notices of one built document, in the order the constructor sends
+    them: breadth first, a level's mappings in document order."""
+    for _, _, line, value in sorted(duplicates, key=lambda d: (d[0], d[1])):
+        _notify_duplicate(where, line, value)
+
+
+def build_documents(
+    text: str,
+    where: str,
+    scalar: Callable[[str], Any],
+    key: Callable[[str], str],
+    special: tuple[frozenset[str], frozenset[str]],
+    max_depth: int | None = None,
+    *,
+    first_only: bool = False,
+) -> list[tuple[Any, Duplicates]]:
+    """Every document of ``text`` (see :func:`build_plain`) with its repeated keys, whose
+    notices are the caller's to send (:func:`notify_duplicates`) when it takes the document.
+    ``first_only``: the first document, and NotPlain when another one follows."""
     if _EventParser is None:  # pragma: no cover
         raise NotPlain
     parser: Any = _EventParser(text)
@@ -321,98 +356,106 @@ def build_plain(
     first = first | {"<"}  # "<<" is a merge key
     # Tags need a "!" and anchors a "&": without either the events need no look for them.
     props = "!" in text or "&" in text
-    # (depth, mapping number, line, key text) of every repeated key, for the notices.
-    duplicates: list[tuple[int, int, int, str]] = []
+    bound = max_depth if max_depth is not None else -1
+    out: list[tuple[Any, Duplicates]] = []
     try:
         get()  # stream start
-        if get().__class__ is not _DocumentStart:
-            return None  # no document at all (only comments): what the loader gives too
-        # The collection being filled and, for a mapping, the key waiting for its value and
-        # the keys seen (as written); the enclosing ones on the stack.
-        stack: list[tuple[Any, bool, Any, set[str], int]] = []
-        container: Any = None
-        in_mapping = False
-        pending: Any = _NO_KEY
-        seen: set[str] = set()
-        mappings = number = 0
-        root: Any = None
         while True:
             event = get()
-            kind = event.__class__
-            if kind is _ScalarEvent:
-                if props and (event.tag is not None or event.anchor is not None):
-                    raise NotPlain
-                value = event.value
-                if in_mapping:
-                    if pending is _NO_KEY:
-                        if value in seen:
-                            duplicates.append(
-                                (len(stack), number, event.start_mark.line + 1, value)
-                            )
-                        else:
-                            seen.add(value)
+            if event.__class__ is not _DocumentStart:
+                break  # the stream's end (only comments: no document at all)
+            if first_only and out:
+                raise NotPlain  # a second document: the loader bounds it too
+            # (depth, mapping number, line, key text) of every repeated key, for the notices.
+            duplicates: Duplicates = []
+            # The collection being filled and, for a mapping, the key waiting for its value
+            # and the keys seen (as written); the enclosing ones on the stack.
+            stack: list[tuple[Any, bool, Any, set[str], int]] = []
+            container: Any = None
+            in_mapping = False
+            pending: Any = _NO_KEY
+            seen: set[str] = set()
+            mappings = number = depth = 0
+            root: Any = None
+            while True:
+                event = get()
+                kind = event.__class__
+                if kind is _ScalarEvent:
+                    if props and (event.tag is not None or event.anchor is not None):
+                        raise NotPlain
+                    value = event.value
+                    if in_mapping:
+                        if pending is _NO_KEY:
+                            if value in seen:
+                                duplicates.append(
+                                    (len(stack), number, event.start_mark.line + 1, value)
+                                )
+                            else:
+                                seen.add(value)
+                            if event.implicit[0] and (value[:1] in first or value in words):
+                                if value == "<<":
+                                    raise NotPlain  # a merge key
+                                value = key(value)
+                            pending = value
+                            continue
                         if event.implicit[0] and (value[:1] in first or value in words):
                             if value == "<<":
-                                raise NotPlain  # a merge key
-                            value = key(value)
-                        pending = value
+                                raise NotPlain
+                            value = scalar(value)
+                        container[pending] = value
+                        pending = _NO_KEY
                         continue
                     if event.implicit[0] and (value[:1] in first or value in words):
                         if value == "<<":
                             raise NotPlain
                         value = scalar(value)
-                    container[pending] = value
-                    pending = _NO_KEY
+                    if container is None:
+                        root = value
+                    else:
+                        container.append(value)
                     continue
-                if event.implicit[0] and (value[:1] in first or value in words):
-                    if value == "<<":
-                        raise NotPlain
-                    value = scalar(value)
+                if kind is _MappingEnd or kind is _SequenceEnd:
+                    depth -= 1
+                    if stack:
+                        container, in_mapping, pending, seen, number = stack.pop()
+                    continue
+                if kind is _MappingStart:
+                    value = {}
+                elif kind is _SequenceStart:
+                    value = []
+                elif kind is _DocumentEnd:
+                    break
+                else:
+                    raise NotPlain  # an alias
+                depth += 1
+                if depth == bound + 1:
+                    raise _too_deep(where, bound, event.start_mark)
+                if event.tag is not None or event.anchor is not None:
+                    raise NotPlain
                 if container is None:
                     root = value
+                elif in_mapping:
+                    if pending is _NO_KEY:
+                        raise NotPlain  # a collection as a key
+                    container[pending] = value
+                    stack.append((container, True, _NO_KEY, seen, number))
                 else:
                     container.append(value)
-                continue
-            if kind is _MappingEnd or kind is _SequenceEnd:
-                if stack:
-                    container, in_mapping, pending, seen, number = stack.pop()
-                continue
-            if kind is _MappingStart:
-                value = {}
-            elif kind is _SequenceStart:
-                value = []
-            elif kind is _DocumentEnd:
-                break
-            else:
-                raise NotPlain  # an alias
-            if event.tag is not None or event.anchor is not None:
-                raise NotPlain
-            if container is None:
-                root = value
-            elif in_mapping:
-                if pending is _NO_KEY:
-                    raise NotPlain  # a collection as a key
-                container[pending] = value
-                stack.append((container, True, _NO_KEY, seen, number))
-            else:
-                container.append(value)
-                stack.append((container, False, _NO_KEY, seen, number))
-            container = value
-            in_mapping = kind is _MappingStart
-            if in_mapping:
-                pending, seen = _NO_KEY, set()
-                mappings += 1
-                number = mappings
-    except NotPlain:
+                    stack.append((container, False, _NO_KEY, seen, number))
+                container = value
+                in_mapping = kind is _MappingStart
+                if in_mapping:
+                    pending, seen = _NO_KEY, set()
+                    mappings += 1
+                    number = mappings
+            out.append((root, duplicates))
+    except (NotPlain, InputError):
         raise
     except Exception:
         raise NotPlain from None  # the full loader says what is wrong, as it always did
     finally:
         parser.dispose()
-    # The constructor reports them breadth first: a level's mappings in document order.
-    for _, _, line, value in sorted(duplicates, key=lambda d: (d[0], d[1])):
-        _notify_duplicate(where, line, value)
-    return root
+    return out
 
 
 def _check_depth(text: str, max_depth: int, where: str) -> None:
@@ -514,11 +557,73 @@ def yaml_error(exc: Exception, where: str) -> InputError:
     return InputError(f"{where}: cannot read as YAML: {type(exc).__name__}: {exc}")
 
 
+# -- GoLoader's plain scalars, for the builder ---------------------------------------------------
+
+_STR_TAG = "tag:yaml.org,2002:str"
+# Plain texts GoLoader's resolvers may turn into something other than a string: by their first
+# character (numbers, the merge key, "!", "&", "*" alone) or as whole words (booleans, nulls).
+_GO_FIRST = frozenset("!&*+-.0123456789<")
+_GO_WORDS = frozenset(
+    ["yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+     "on", "On", "ON", "off", "Off", "OFF", "~", "null", "Null", "NULL", ""]
+)  # fmt: skip
+GO_SPECIAL = (_GO_FIRST, _GO_WORDS)
+_SCALARS: Any = None  # a loader whose resolver and constructors build single scalars
+
+
+@functools.lru_cache(maxsize=4096)
+def go_scalar(text: str) -> Any:
+    """What :func:`load_all` makes of an untagged plain scalar: GoLoader's value, converted as
+    :func:`_convert` converts it. NotPlain where that conversion would send a notice (``.inf``,
+    ``.nan``) or the loader would fail."""
+    global _SCALARS
+    if _SCALARS is None:
+        _SCALARS = GoLoader("")
+    tag = _SCALARS.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _STR_TAG:
+        return text
+    constructor = _SCALARS.yaml_constructors.get(tag)
+    if constructor is None or tag == _MERGE_TAG:
+        raise NotPlain
+    value = constructor(_SCALARS, yaml.ScalarNode(tag, text))
+    if type(value) is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise NotPlain  # the loader's path sends the notice
+        return _number(value, "")
+    return value
+
+
+def go_key(text: str) -> str:
+    """A plain mapping key as :func:`load_all` makes it; NotPlain for one that is no string to
+    GoLoader (``1``, ``true``, ``~``: Python's dict would merge ``1`` and ``true``)."""
+    value = go_scalar(text)
+    if type(value) is not str:
+        raise NotPlain
+    return value
+
+
 def load_all(stream: IO[str] | IO[bytes] | str | bytes, *, where: str = "<input>") -> Iterator[Any]:
-    """Every document of a (multi-document) YAML stream; empty documents are skipped."""
-    for document in load_all_with(GoLoader, stream, where=where):
+    """Every document of a (multi-document) YAML stream; empty documents are skipped.
+
+    Documents are built straight from parser events where they can be (:func:`build_documents`
+    with GoLoader's scalar rules); the others go through the loader, with the same values,
+    errors and notices."""
+    text = _text(stream, where)
+    max_depth = safe.limits().max_depth
+    try:
+        with _LibyamlLevel(max_depth):
+            built = build_documents(text, where, go_scalar, go_key, GO_SPECIAL, max_depth)
+    except NotPlain:
+        built = None
+    if built is None:
+        for document in load_all_with(GoLoader, text, where=where):
+            if document is not None:
+                yield _convert(document, where)
+        return
+    for document, duplicates in built:
+        notify_duplicates(where, duplicates)  # as the loader sends them: when it is taken
         if document is not None:
-            yield _convert(document, where)
+            yield document
 
 
 def load_all_with(
@@ -572,11 +677,11 @@ def first_built_or_loaded(
     # The builder refuses anchors and aliases, so what it builds is a tree: no expansion for the
     # alias bound to measure (a ratio of at least 1 allows any tree), and its depth is what
     # _check_depth bounds. An "&" in the text (often in prose) costs no graph check then.
+    # The depth bound is checked on the way, at the event the check before parsing would stop.
     if limits.yaml_alias_ratio >= 1 or not _has_anchors(text):
-        _check_depth(text, limits.max_depth, where)
         try:
             with _LibyamlLevel(limits.max_depth):
-                return build_plain(text, where, scalar, key, special), True
+                return build_plain(text, where, scalar, key, special, limits.max_depth), True
         except NotPlain:
             pass
     return next(load_all_with(loader_class, text, where=where), None), False
