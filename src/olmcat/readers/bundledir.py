@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from olmcat.errors import InputError, ValidationError
+from olmcat.errors import ValidationError
 from olmcat.files import safe
 from olmcat.files.yaml import load_all
 from olmcat.model import Bundle, Meta, Package, PackageCatalog, manifests
@@ -48,9 +48,8 @@ from olmcat.readers.bundlefiles import (
     read_metadata,
 )
 from olmcat.readers.bundlerender import check_template, image_reference, render
-from olmcat.readers.fbc import _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
-from olmcat.readers.pkgman import _Walker
+from olmcat.readers.pkgman import Tree, walk_tree
 from olmcat.readers.source import selected
 from olmcat.readers.update_modes import (
     MODES,
@@ -335,15 +334,14 @@ class BundleDirCatalog:
         mode: Mode | None = None,
         package_modes: Mapping[str, Mode] | None = None,
         notify: NoticeSink = discard,
+        tree: Tree | None = None,
     ) -> None:
-        if not root.exists():
-            raise InputError(f"{root}: no such directory")
-        if not root.is_dir():
-            raise InputError(f"{root}: not a directory")
+        """``tree``: the walk of ``root`` when the caller made it already (one walk for every
+        reader of the directory)."""
         if image_ref_template is not None:
             check_template(image_ref_template)
+        self.tree = tree if tree is not None and tree.root == root else walk_tree(root)
         self.root = root
-        safe.add_root(root)
         self.permissive = permissive
         self.image_ref_template = image_ref_template
         self.mode = mode
@@ -369,19 +367,24 @@ class BundleDirCatalog:
     def _discover(self) -> None:
         if self._excluded(self.root):
             return
-        walker = _Walker(self.root)
-        for directory, dirnames, _ in walker.walk(self.root):
-            # The walker filters files only; an ignored directory ("drafts/") is pruned here,
-            # judged by a path inside it as gitignore judges directory patterns.
-            dirnames[:] = [
+        # Directories top-down in name order; below a bundle directory nothing is another
+        # bundle. The walk skipped hidden entries and what .indexignore files exclude; an
+        # ignored directory ("drafts/") is pruned here, judged by a path inside it as gitignore
+        # judges directory patterns.
+        pending = [self.root]
+        while pending:
+            directory = pending.pop()
+            walked = self.tree.by_path.get(directory)
+            if walked is None:
+                continue
+            dirnames = [
                 d
-                for d in dirnames
-                if directory / d not in self._exclude
-                and not _ignored(directory / d / "-", self.root, walker.specs)
+                for d in walked.subdirs
+                if directory / d not in self._exclude and not self.tree.ignored(directory / d / "-")
             ]
             if MANIFESTS_DIR not in dirnames or METADATA_DIR not in dirnames:
+                pending.extend(directory / d for d in reversed(dirnames))
                 continue
-            dirnames[:] = []  # nothing below a bundle directory is another bundle
             try:
                 metadata = read_metadata(directory, self.root)
                 if not metadata.annotations.package:

@@ -19,7 +19,7 @@ from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers.bundledir import BundleDirCatalog
-from olmcat.readers.pkgman import PkgmanCatalog
+from olmcat.readers.pkgman import PkgmanCatalog, walk_tree
 from olmcat.readers.update_modes import Mode
 
 
@@ -36,8 +36,14 @@ class DirectoryCatalog:
         package_modes: Mapping[str, Mode] | None = None,
     ) -> None:
         self.root = root
+        tree = walk_tree(root)  # once, for both readers
         self.pkgman = PkgmanCatalog(
-            root, permissive=permissive, all_documents=all_documents, notify=notify, require=False
+            root,
+            permissive=permissive,
+            all_documents=all_documents,
+            notify=notify,
+            require=False,
+            tree=tree,
         )
 
         try:
@@ -49,6 +55,7 @@ class DirectoryCatalog:
                 mode=mode,
                 package_modes=package_modes,
                 notify=notify,
+                tree=tree,
             )
         except BaseException:
             self.pkgman.close()

@@ -43,7 +43,7 @@ import pickle
 import shutil
 import weakref
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,48 +105,62 @@ def _go_order(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape")
 
 
-class _Walker:
-    """Directory walking for the bundle-directory reader: hidden entries and what .indexignore
-    files exclude are skipped (os.walk order)."""
+@dataclass(slots=True)
+class WalkedDir:
+    """A directory of the walk: its files (numbered in walk order) and the names of the
+    subdirectories the walk went into (links to directories inside the tree included)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.specs: dict[Path, pathspec.GitIgnoreSpec] = {}
+    path: Path
+    files: list[TreeFile] = field(default_factory=list)
+    subdirs: list[str] = field(default_factory=list)
 
-    def walk(self, top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
-        for here, dirnames, filenames in safe.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            if IGNORE_FILE in filenames and here not in self.specs:
-                lines = safe.read_text(here / IGNORE_FILE).splitlines()
-                self.specs[here] = pathspec.GitIgnoreSpec.from_lines(lines)
-            files = [
-                f
-                for f in sorted(filenames)
-                if not f.startswith(".") and not _ignored(here / f, self.root, self.specs)
-            ]
-            yield here, dirnames, files
+
+@dataclass(slots=True)
+class Tree:
+    """One walk of an input tree, shared by the readers of a legacy directory (the
+    package-manifest loader and the bundle-directory reader)."""
+
+    root: Path
+    directories: list[WalkedDir]  # in walk order, the root first
+    specs: dict[Path, pathspec.GitIgnoreSpec]  # the .indexignore files found, outer first
+    by_path: dict[Path, WalkedDir] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_path = {d.path: d for d in self.directories}
+
+    def ignored(self, path: Path) -> bool:
+        return _ignored(path, self.root, self.specs)
+
+
+def walk_tree(root: Path) -> Tree:
+    """Walk ``root`` once, as Go's ``filepath.Walk`` would (see :class:`_GoWalker`), with the
+    input policy applied; the root is registered as an input root."""
+    if not root.exists():
+        raise InputError(f"{root}: no such directory")
+    if not root.is_dir():
+        raise InputError(f"{root}: not a directory")
+    safe.add_root(root)
+    walker = _GoWalker(root)
+    return Tree(root, walker.directories(), walker.specs)
 
 
 class _GoWalker:
     """``filepath.Walk`` order: names byte-sorted, files and directories interleaved, hidden
     entries skipped; plus olmcat's ``.indexignore`` and its symlink rule."""
 
-    def __init__(self, root: Path, notify: NoticeSink) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
         self.real_root = root.resolve()
-        self.notify = notify
         self.specs: dict[Path, pathspec.GitIgnoreSpec] = {}
         self.seq = 0
 
-    def directories(self) -> list[tuple[Path, list[TreeFile]]]:
+    def directories(self) -> list[WalkedDir]:
         """Every directory in walk order with its files; each file numbered in walk order."""
-        out: list[tuple[Path, list[TreeFile]]] = []
+        out: list[WalkedDir] = []
         self._visit(self.root, out, (str(self.real_root),))
         return out
 
-    def _visit(
-        self, directory: Path, out: list[tuple[Path, list[TreeFile]]], above: tuple[str, ...]
-    ) -> None:
+    def _visit(self, directory: Path, out: list[WalkedDir], above: tuple[str, ...]) -> None:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: _go_order(e.name))
         except OSError as exc:
@@ -155,8 +169,8 @@ class _GoWalker:
         if IGNORE_FILE in names and directory not in self.specs:
             lines = safe.read_text(directory / IGNORE_FILE).splitlines()
             self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
-        files: list[TreeFile] = []
-        out.append((directory, files))
+        walked = WalkedDir(directory)
+        out.append(walked)
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -164,6 +178,7 @@ class _GoWalker:
             if _ignored(path, self.root, self.specs):
                 continue
             if entry.is_dir(follow_symlinks=False):
+                walked.subdirs.append(entry.name)
                 self._visit(path, out, (*above, str(path.resolve())))
                 continue
             if entry.is_symlink():
@@ -176,10 +191,11 @@ class _GoWalker:
                             f"{path}: symbolic link loop (it leads back to a directory above "
                             "it); remove the link"
                         )
+                    walked.subdirs.append(entry.name)
                     self._visit(path, out, (*above, real))
                     continue
             self.seq += 1
-            files.append(TreeFile(self.seq, path))
+            walked.files.append(TreeFile(self.seq, path))
 
 
 # -- one directory (runs in worker processes) ----------------------------------------------------
@@ -643,13 +659,12 @@ class PkgmanCatalog:
         all_documents: bool = False,
         notify: NoticeSink = discard,
         require: bool = True,
+        tree: Tree | None = None,
     ) -> None:
-        if not root.exists():
-            raise InputError(f"{root}: no such directory")
-        if not root.is_dir():
-            raise InputError(f"{root}: not a directory")
+        """``tree``: the walk of ``root`` when the caller made it already (one walk for every
+        reader of the directory)."""
+        self.tree = tree if tree is not None and tree.root == root else walk_tree(root)
         self.root = root
-        safe.add_root(root)
         self.permissive = permissive
         self.all_documents = all_documents
         self._notify = notify
@@ -678,27 +693,28 @@ class PkgmanCatalog:
     # -- loading ----------------------------------------------------------------------------------
 
     def _load(self) -> None:
-        walker = _GoWalker(self.root, self._notify)
-        directories = walker.directories()
+        strict = not self.permissive
         jobs = [
-            DirJob(directory, tuple(files), self._spill, not self.permissive, self.all_documents)
-            for directory, files in directories
-            if files
+            (index, DirJob(d.path, tuple(d.files), self._spill, strict, self.all_documents))
+            for index, d in enumerate(self.tree.directories)
+            if d.files
         ]
-        workers = worker_count(len(jobs) // 8)
-        results: Iterable[DirResult] = (
-            map_in_order(scan_directory, jobs, workers, share=True)
-            if workers > 1
-            else (scan_directory(job) for job in jobs)
-        )
+        # The manifests/ of bundle-format directories are read last, and only when the tree
+        # holds a package manifest elsewhere: without one no package can use their CSVs (the
+        # bundle-directory reader reads them) and a package manifest in them is not the loader's.
+        later = {d.path for d in self.tree.directories if in_bundle_manifests(d.path / "-")}
+        scanned = self._scan([job for job in jobs if job[1].directory not in later])
+        if later and any(result.manifests for _, result, _ in scanned):
+            scanned += self._scan([job for job in jobs if job[1].directory in later])
+            scanned.sort(key=lambda item: item[0])  # as if read in one pass, in walk order
         manifests_found: list[tuple[int, Path, godecode.PackageManifest]] = []
         undecodable: list[tuple[int, Path, str]] = []
-        for result in results:
+        for _, result, input_notices in scanned:
+            for notice in input_notices:
+                safe.notify(notice)
             for notice in result.notices:
                 self._notify(notice)
-            # A package manifest inside a bundle's manifests/ is the bundle-format reader's (it
-            # warns; opm reads that bundle's image, where the file is no object).
-            manifests_found += [m for m in result.manifests if not in_bundle_manifests(m[1])]
+            manifests_found += result.manifests
             undecodable += result.undecodable
             self.candidates += result.candidates
         self.candidates.sort(key=lambda c: c.seq)
@@ -718,6 +734,29 @@ class PkgmanCatalog:
                 f"{self._errors[0]}{more}; --permissive loads what loads, as "
                 "initializer --permissive does"
             )
+
+    @staticmethod
+    def _scan(jobs: list[tuple[int, DirJob]]) -> list[tuple[int, DirResult, list[Notice]]]:
+        """Scan directories (in worker processes when there are many), each result with its
+        job's index and the input notices it sent (replayed in walk order by the caller)."""
+        workers = worker_count(len(jobs) // 8)
+        work = [job for _, job in jobs]
+        results: Iterator[DirResult] = iter(
+            map_in_order(scan_directory, work, workers, share=True)
+            if workers > 1
+            else (scan_directory(job) for job in work)
+        )
+        out: list[tuple[int, DirResult, list[Notice]]] = []
+        for index, _ in jobs:
+            sent: list[Notice] = []
+            with safe.notices_to(sent.append):
+                result = next(results)
+            # A package manifest inside a bundle's manifests/ is the bundle-format reader's (it
+            # warns; opm reads that bundle's image, where the file is no object).
+            result.manifests = [m for m in result.manifests if not in_bundle_manifests(m[1])]
+            out.append((index, result, sent))
+        next(results, None)  # let the workers finish (and exit) in order
+        return out
 
     def _error(self, code: str, message: str, path: Path, **where: str) -> None:
         """An error of the loader (severity ``error``): fatal without --permissive, what it
