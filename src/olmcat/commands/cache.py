@@ -1,4 +1,5 @@
-"""``olmcat cache``: the content-addressed blob cache shared by every command that pulls images."""
+"""``olmcat cache``: the content-addressed caches: image blobs pulled from registries (every command
+that pulls images) and rendered bundle directories (``migrate pkgman``)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ cache_dir_option = click.option(
 
 @click.group()
 def cache() -> None:
-    """Inspect or empty the blob cache (manifests and layers pulled from registries)."""
+    """Inspect or empty the caches: image blobs (manifests and layers pulled from registries)
+    and rendered bundle directories (reused by migrate pkgman when their files are unchanged)."""
 
 
 @examples("olmcat cache info", "olmcat cache info --json")
@@ -55,16 +57,20 @@ def cache() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of text.")
 @click.pass_context
 def info_command(ctx: click.Context, cache_dir: Path | None, as_json: bool) -> None:
-    """Where the cache is, how many blobs it holds and their size."""
+    """Where the cache is, how many blobs and rendered bundles it holds and their size."""
     from olmcat.oci.cache import BlobCache
+    from olmcat.readers.bundlecache import RenderCache
 
-    found = run(ctx, lambda: BlobCache(cache_dir).info())
+    found, rendered = run(ctx, lambda: (BlobCache(cache_dir).info(), RenderCache(cache_dir).info()))
     if as_json:
         document = {
             "path": str(found.root),
             "blobs": found.blobs,
             "bytes": found.bytes,
             "scratch_bytes": found.scratch_bytes,
+            "rendered_bundles": rendered.entries,
+            "rendered_bytes": rendered.bytes,
+            "rendered_max_bytes": rendered.max_bytes,
         }
         click.echo(json.dumps(document, indent=2))
         return
@@ -73,6 +79,10 @@ def info_command(ctx: click.Context, cache_dir: Path | None, as_json: bool) -> N
     click.echo(f"size:    {_size(found.bytes)}")
     if found.scratch_bytes:
         click.echo(f"scratch: {_size(found.scratch_bytes)} (runs in progress or interrupted)")
+    click.echo(
+        f"rendered bundles: {rendered.entries} ({_size(rendered.bytes)} of at most "
+        f"{_size(rendered.max_bytes)}, OLMCAT_RENDER_CACHE_MAX)"
+    )
 
 
 @examples("olmcat cache prune", "olmcat cache prune --older-than 30d")
@@ -81,15 +91,23 @@ def info_command(ctx: click.Context, cache_dir: Path | None, as_json: bool) -> N
 @click.option(
     "--older-than",
     metavar="DURATION",
-    help="Remove only blobs not used for this long (e.g. 30d, 12h, 90m); default: all.",
+    help="Remove only blobs and rendered bundles not used for this long (e.g. 30d, 12h, 90m); "
+    "default: all.",
 )
 @click.pass_context
 def prune_command(ctx: click.Context, cache_dir: Path | None, older_than: str | None) -> None:
-    """Remove cached blobs (safe while other runs use the cache: they fetch again if needed)."""
+    """Remove cached blobs and rendered bundles (safe while other runs use the cache: they
+    fetch or render again if needed)."""
     from olmcat.oci.cache import BlobCache
+    from olmcat.readers.bundlecache import RenderCache
 
     seconds = _duration(older_than)
-    result = run(ctx, lambda: BlobCache(cache_dir).prune(seconds))
+    result, (rendered, rendered_bytes) = run(
+        ctx,
+        lambda: (BlobCache(cache_dir).prune(seconds), RenderCache(cache_dir).prune(seconds)),
+    )
     click.echo(
-        f"removed {result.removed} blobs ({_size(result.bytes)}); {result.kept} kept", err=True
+        f"removed {result.removed} blobs ({_size(result.bytes)}); {result.kept} kept; removed "
+        f"{rendered} rendered bundles ({_size(rendered_bytes)})",
+        err=True,
     )

@@ -38,6 +38,8 @@ def summary(result: MigrateResult, destination: str) -> str:
         notes.append(f"{errors} loader errors")
     if warnings:
         notes.append(f"{warnings} warnings")
+    if result.cached_bundles:
+        notes.append(f"{result.cached_bundles} bundles from the cache")
     return text + (f" ({', '.join(notes)})" if notes else "")
 
 
@@ -183,6 +185,13 @@ def migrate_sqlite_command(
     is_flag=True,
     help="Read every YAML document of a manifest file; the legacy loader read only the first.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    envvar="OLMCAT_NO_CACHE",
+    help="Render every bundle directory again instead of reusing (and storing) renderings in "
+    "the cache ($OLMCAT_CACHE_DIR; see `olmcat cache info`).",
+)
 @report_option
 @quiet_option
 @click.pass_context
@@ -195,6 +204,7 @@ def migrate_pkgman_command(
     image_ref_template: str | None,
     modes: tuple[str, ...],
     all_documents: bool,
+    no_cache: bool,
     report: Path | None,
     quiet: bool,
 ) -> None:
@@ -204,9 +214,11 @@ def migrate_pkgman_command(
     (manifests/ + metadata/annotations.yaml), or a tree holding many of either, mixed. Package
     manifests give exactly what `initializer` + `opm migrate` give. With OUT, writes
     <OUT>/<package>/catalog.json atomically; without it (or with '-'), the catalog goes to
-    stdout, only once every package was read and checked.
+    stdout, only once every package was read and checked. Bundle directories rendered before
+    (same files, same options, same olmcat) are taken from the cache unless --no-cache.
     """
     from olmcat.migrate import migrate_pkgman
+    from olmcat.readers.bundlecache import RenderCache, behaviour_context
     from olmcat.readers.bundledir import parse_mode_options
 
     try:
@@ -218,6 +230,8 @@ def migrate_pkgman_command(
     to_stdout = out is None or is_stdio(out)
 
     def action(sink: NoticeReport) -> MigrateResult:
+        cache = None if no_cache else RenderCache(context=behaviour_context())
+
         def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
             return migrate_pkgman(
                 directory,
@@ -231,6 +245,7 @@ def migrate_pkgman_command(
                 stdout=stdout,
                 mode=mode,
                 package_modes=package_modes,
+                cache=cache,
             )
 
         if not to_stdout:

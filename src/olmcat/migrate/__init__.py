@@ -13,6 +13,7 @@ from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.writers import fbc
 
 if TYPE_CHECKING:
+    from olmcat.readers.bundlecache import RenderCache
     from olmcat.readers.update_modes import Mode
 
 MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
@@ -26,6 +27,7 @@ class MigrateResult:
     stats: CatalogStats
     seconds: float
     notices: list[Notice] = field(default_factory=list)
+    cached_bundles: int = 0  # bundle directories taken from the rendered-bundle cache
 
     @property
     def warnings(self) -> list[str]:
@@ -140,6 +142,7 @@ def migrate_pkgman(
     stdout: TextIO | None = None,
     mode: Mode | None = None,
     package_modes: Mapping[str, Mode] | None = None,
+    cache: RenderCache | None = None,
 ) -> MigrateResult:
     """Migrate package-manifest and bundle-format directories to a file-based catalog.
 
@@ -148,7 +151,8 @@ def migrate_pkgman(
     tree; with it, what loads is migrated and every bundle or package left out is a notice.
     Bundle-format packages are built as ``opm registry add`` builds them, in
     ``package_modes[package]``, else ``mode``, else the mode their ``ci.yaml`` names (see
-    :mod:`olmcat.readers.bundledir`)."""
+    :mod:`olmcat.readers.bundledir`). With ``cache``, bundle directories rendered before with the
+    same files and options are taken from it (:mod:`olmcat.readers.bundlecache`)."""
     from olmcat.readers.directory import DirectoryCatalog
 
     kept: list[Notice] = []
@@ -161,6 +165,7 @@ def migrate_pkgman(
         notify=sink,
         mode=mode,
         package_modes=package_modes,
+        cache=cache,
     )
     try:
         result = write_catalog(
@@ -173,6 +178,7 @@ def migrate_pkgman(
             notify=sink,
         )
         result.stats.skipped = catalog.skipped
+        result.cached_bundles = catalog.bundledir.cache_hits
     finally:
         catalog.close()
     result.notices = kept

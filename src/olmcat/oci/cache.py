@@ -29,6 +29,7 @@ from typing import IO
 
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
+from olmcat.files.cachedir import check_cache_dir, default_cache_dir, ensure_cache_dir
 from olmcat.files.output import CACHE, guarded
 from olmcat.oci.media import is_digest
 
@@ -39,15 +40,6 @@ _CHUNK = 1 << 20
 _STALE_TMP_SECONDS = 24 * 3600
 # Scratch entries name the process that made them ("pull-<pid>-...", "blob-<pid>-...").
 _OWNED = re.compile(r"^[a-z]+-(\d+)-")
-
-
-def default_cache_dir() -> Path:
-    explicit = os.environ.get("OLMCAT_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "olmcat"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +66,21 @@ class BlobCache:
         self.misses = 0
         self._lock = threading.Lock()
         self._swept = False
+        self._root_checked = False
+
+    def _check_root(self, create: bool = False) -> bool:
+        """Apply the cache-directory policy (:mod:`olmcat.files.cachedir`) once; False when the
+        cache does not exist (and ``create`` is off)."""
+        if self._root_checked:
+            return True
+        if create:
+            ensure_cache_dir(self.root)
+        elif os.path.lexists(self.root):
+            check_cache_dir(self.root)
+        else:
+            return False
+        self._root_checked = True
+        return True
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -84,6 +91,7 @@ class BlobCache:
         return self.root / "blobs" / algorithm / encoded
 
     def _ensure(self, directory: Path) -> None:
+        self._check_root(create=True)
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -122,6 +130,7 @@ class BlobCache:
     def get(self, digest: str) -> Path | None:
         """The cached file of ``digest``, or ``None``. Counts a hit or a miss."""
         path = self.blob_path(digest)
+        self._check_root()
         try:
             os.utime(path)
         except FileNotFoundError:
@@ -186,6 +195,7 @@ class BlobCache:
                 yield from (p for p in sorted(algorithm.iterdir()) if p.is_file())
 
     def info(self) -> CacheInfo:
+        self._check_root()
         count = total = 0
         for path in self._blob_files():
             with contextlib.suppress(FileNotFoundError):
@@ -206,6 +216,7 @@ class BlobCache:
         A concurrent run that still reads a removed blob keeps its open file; one that looks for
         it later downloads it again.
         """
+        self._check_root()
         now = time.time()
         removed = freed = kept = 0
         for path in self._blob_files():

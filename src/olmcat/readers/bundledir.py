@@ -22,6 +22,7 @@ ValidationError.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from olmcat.files.yaml import load_all
 from olmcat.model import Bundle, Meta, Package, PackageCatalog, manifests
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
+from olmcat.readers.bundlecache import Recorded, Recorder, RenderCache, replay
 from olmcat.readers.bundlefiles import (
     ANNOTATION_CHANNELS,
     ANNOTATION_DEFAULT_CHANNEL,
@@ -158,6 +160,60 @@ def _load(path: Path, template: str | None, root: Path | None, notify: NoticeSin
     )
 
 
+@dataclass(frozen=True, slots=True)
+class BundleJob:
+    """Reading one bundle directory (in a worker process or not)."""
+
+    path: Path
+    template: str | None
+    root: Path | None
+    cache: RenderCache | None = None
+
+
+def _cache_key(job: BundleJob) -> str | None:
+    """The rendered-bundle cache key of a read: every file it opens, and its options."""
+    assert job.cache is not None
+    files: list[tuple[str, Path]] = []
+    parts = [str(job.path), str(job.root), job.template or ""]
+    for sub in (MANIFESTS_DIR, METADATA_DIR):
+        directory = job.path / sub
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return None  # the read says what is wrong
+        for entry in entries:
+            try:
+                is_file = entry.is_file()
+                kind = "file" if is_file else "dir" if entry.is_dir() else "other"
+            except OSError:
+                return None
+            if is_file:
+                files.append((f"{sub}/{entry.name}", directory / entry.name))
+            else:
+                parts.append(f"{sub}/{entry.name}:{kind}")
+    return job.cache.key(parts, files)
+
+
+def read_bundle(job: BundleJob) -> tuple[Recorded, bool]:
+    """Read and render one bundle directory, from the cache when it holds the same read:
+    (the outcome with every notice the read sent, whether it came from the cache). The
+    notices are the caller's to send (:func:`bundlecache.replay`)."""
+    key = _cache_key(job) if job.cache is not None else None
+    if key is not None and job.cache is not None:
+        cached = job.cache.get(key, str(job.path))
+        if cached is not None:
+            return cached, True
+    recorder = Recorder()
+    with safe.notices_to(recorder.input):
+        try:
+            recorder.record.result = _load(job.path, job.template, job.root, recorder.reader)
+        except ValidationError as error:
+            recorder.record.error = str(error)
+    if key is not None and job.cache is not None:
+        job.cache.put(key, recorder.record)
+    return recorder.record, False
+
+
 def read_package(
     name: str,
     bundle_dirs: Collection[Path],
@@ -167,18 +223,38 @@ def read_package(
     permissive: bool = False,
     root: Path | None = None,
     notify: NoticeSink = discard,
+    cache: RenderCache | None = None,
 ) -> PackageCatalog:
     """The package an index build makes of these bundle directories (all of package ``name``)
     in ``mode``. Raises ValidationError where the build refuses the package (or, unless
     ``permissive``, one of its bundles). Nothing is read through symlinks leaving ``root``
-    (default: each bundle directory)."""
+    (default: each bundle directory). With ``cache``, bundles rendered before with the same
+    files and options are taken from it."""
+    reads = [
+        (path, read_bundle(BundleJob(path, image_ref_template, root, cache))[0])
+        for path in sorted(bundle_dirs)
+    ]
+    return assemble_package(name, reads, mode=mode, permissive=permissive, notify=notify)
+
+
+def assemble_package(
+    name: str,
+    reads: list[tuple[Path, Recorded]],
+    *,
+    mode: Mode,
+    permissive: bool,
+    notify: NoticeSink,
+) -> PackageCatalog:
+    """The package made of its bundle directories' reads (in path order), their notices sent
+    first, in order."""
     loaded: list[_Loaded] = []
     unloadable: list[tuple[Path, ValidationError]] = []
-    for path in sorted(bundle_dirs):
-        try:
-            loaded.append(_load(path, image_ref_template, root, notify))
-        except ValidationError as error:
-            unloadable.append((path, error))
+    for path, record in reads:
+        replay(record, notify)
+        if record.error:
+            unloadable.append((path, ValidationError(record.error)))
+        else:
+            loaded.append(record.result)
     if unloadable and (mode == "replaces" or not permissive or not loaded):
         # One replaces call with every image: a bad one fails it. Otherwise semver modes refuse
         # the bad bundle alone, which is fatal unless permissive.
@@ -288,30 +364,6 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
     return CI_UPDATE_GRAPH[str(value)]
 
 
-_WorkerResult = tuple[PackageCatalog | None, list[Notice], str]
-
-
-def _read_in_worker(
-    job: tuple[str, tuple[Path, ...], str | None, Mode, bool, Path],
-) -> _WorkerResult:
-    """One package in a worker process: (package or None, notices, validation error)."""
-    name, paths, template, mode, permissive, root = job
-    notices: list[Notice] = []
-    try:
-        pkg = read_package(
-            name,
-            paths,
-            mode=mode,
-            image_ref_template=template,
-            permissive=permissive,
-            root=root,
-            notify=notices.append,
-        )
-    except ValidationError as error:
-        return None, notices, str(error)
-    return pkg, notices, ""
-
-
 class BundleDirCatalog:
     """A tree of bundle directories (or one), yielding one :class:`PackageCatalog` per package.
 
@@ -335,9 +387,11 @@ class BundleDirCatalog:
         package_modes: Mapping[str, Mode] | None = None,
         notify: NoticeSink = discard,
         tree: Tree | None = None,
+        cache: RenderCache | None = None,
     ) -> None:
         """``tree``: the walk of ``root`` when the caller made it already (one walk for every
-        reader of the directory)."""
+        reader of the directory). ``cache``: rendered bundles to reuse (and to fill)."""
+        self.cache = cache
         if image_ref_template is not None:
             check_template(image_ref_template)
         self.tree = tree if tree is not None and tree.root == root else walk_tree(root)
@@ -350,6 +404,7 @@ class BundleDirCatalog:
         self._exclude = frozenset(exclude_dirs)
         self.skipped: list[str] = []
         self._packages: dict[str, list[Path]] = {}
+        self.cache_hits = 0
         self._discover()
 
     def _excluded(self, path: Path) -> bool:
@@ -444,40 +499,44 @@ class BundleDirCatalog:
         return self.packages()
 
     def packages(self, only: Collection[str] | None = None) -> Iterator[PackageCatalog]:
-        """Packages in name order. With several CPUs, packages are parsed in worker processes
-        (YAML parsing dominates) and taken in order, at most a few ahead, so memory stays
-        bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
+        """Packages in name order. With several CPUs, bundles are read in worker processes
+        (YAML parsing dominates; the bundles of one package too) and taken in order, a few
+        ahead, so memory stays bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
         names = selected(self.package_names(), only)
-        workers = worker_count(len(names))
-        if workers < 2:
+        jobs = [
+            BundleJob(path, self.image_ref_template, self.root, self.cache)
+            for name in names
+            for path in sorted(self._packages[name])
+        ]
+        workers = worker_count(len(jobs))
+        results: Iterator[tuple[Recorded, bool]] = iter(
+            map_in_order(read_bundle, jobs, workers, share=True)
+            if workers > 1
+            else (read_bundle(job) for job in jobs)
+        )
+        missed = False
+        try:
             for name in names:
+                mode = self.mode_of(name)
+                reads = []
+                for path in sorted(self._packages[name]):
+                    record, hit = next(results)
+                    missed = missed or not hit
+                    if hit:
+                        self.cache_hits += 1
+                    reads.append((path, record))
                 try:
-                    pkg = self.read_package(name)
+                    pkg = assemble_package(
+                        name, reads, mode=mode, permissive=self.permissive, notify=self._notify
+                    )
                 except ValidationError as error:
                     self._skip(name, f"package {name!r}", error, package=name)
                     continue
                 yield pkg
-            return
-        jobs = iter(
-            (
-                name,
-                tuple(self._packages[name]),
-                self.image_ref_template,
-                self.mode_of(name),
-                self.permissive,
-                self.root,
-            )
-            for name in names
-        )
-        for name, (result, notices, problem) in zip(
-            names, map_in_order(_read_in_worker, jobs, workers), strict=True
-        ):
-            for notice in notices:
-                self._notify(notice)
-            if result is not None:
-                yield result
-            else:
-                self._skip(name, f"package {name!r}", ValidationError(problem), package=name)
+            next(results, None)  # let the workers finish (and exit) in order
+        finally:
+            if missed and self.cache is not None:
+                self.cache.finish(wrote=True)
 
     def read_package(self, name: str) -> PackageCatalog:
         """Parse, check and lay out one package (ValidationError if the build refused it)."""
@@ -489,4 +548,5 @@ class BundleDirCatalog:
             permissive=self.permissive,
             root=self.root,
             notify=self._notify,
+            cache=self.cache,
         )

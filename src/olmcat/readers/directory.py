@@ -18,6 +18,7 @@ from pathlib import Path
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.readers.bundlecache import RenderCache
 from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog, walk_tree
 from olmcat.readers.update_modes import Mode
@@ -34,7 +35,9 @@ class DirectoryCatalog:
         notify: NoticeSink = discard,
         mode: Mode | None = None,
         package_modes: Mapping[str, Mode] | None = None,
+        cache: RenderCache | None = None,
     ) -> None:
+        """``cache``: rendered bundle directories to reuse (and to fill)."""
         self.root = root
         tree = walk_tree(root)  # once, for both readers
         self.pkgman = PkgmanCatalog(
@@ -56,6 +59,7 @@ class DirectoryCatalog:
                 package_modes=package_modes,
                 notify=notify,
                 tree=tree,
+                cache=cache,
             )
         except BaseException:
             self.pkgman.close()
