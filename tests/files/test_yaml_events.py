@@ -24,7 +24,7 @@ from olmcat.errors import InputError
 from olmcat.files import safe
 from olmcat.files import yaml as goyaml
 from olmcat.notices import Notice
-from tests.files.test_godecode_events import KEYS, SCALARS, block, documents, flow, typed
+from tests.support.yaml_documents import KEYS, SCALARS, block, documents, flow, typed
 
 # YAML 1.1 scalars PyYAML resolves that yaml.v2 does not, and the other way round.
 MORE_SCALARS = ["1:20", "0b1_0", "+.5", "-0x1F", "0o17", "1.5e3", "1E3", "6.8523015e+5", "!", "&"]
