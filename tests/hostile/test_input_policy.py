@@ -21,8 +21,12 @@ RAW_OPEN = re.compile(r"(?<!tarfile)(?<!\bos)\.open\(|\bopen\(")
 NOT_INPUT = {"oci/auth.py", "oci/cache.py", "oci/build.py"}
 # Files olmcat wrote itself: spill files of a run, and any file opened for writing.
 OWN_FILES = re.compile(r"\bspill\b|\.open\(\"w")
-# Sniffing the first bytes of the path the user named (a regular file) is no tree read.
+# Sniffing the first bytes of the path the user named (a regular file) is no tree read; the
+# rendered-bundle cache reads olmcat's own modules (its code digest) and its own entries
+# (checked against the digest inside each); it reads input through the policy.
 ALLOWED_READS = {
+    ("readers/bundlecache.py", "code_fingerprint"),
+    ("readers/bundlecache.py", "get"),
     ("readers/sqlite.py", "is_sqlite_file"),
     ("readers/catalog.py", "_is_text"),
     ("oci/archive.py", "looks_like_tar"),

@@ -121,6 +121,7 @@ class Sandbox:
         env.update(
             TMPDIR=str(self.tmp),
             HOME=str(self.root / "home"),
+            OLMCAT_CACHE_DIR=str(self.root / "cache"),  # the caches' place, checked as well
             PYTHONPATH=os.pathsep.join([*([other] if other else []), *(p for p in sys.path if p)]),
             COLUMNS="200",
         )
@@ -174,9 +175,11 @@ class Sandbox:
                 k for k in {*self._before, *after} if self._before.get(k) != after.get(k)
             )
             problems += [f"input changed: {k}" for k in changed]
-        allowed = {"input", "outside", "out", "tmp", "home", *self.allowed_extra}
+        allowed = {"input", "outside", "out", "tmp", "home", "cache", *self.allowed_extra}
         extra = [p.name for p in self.root.iterdir() if p.name not in allowed]
         problems += [f"written outside out/: {name}" for name in extra]
+        if (self.root / "cache").exists():  # whole entries only, each renamed into place
+            problems += [f"left in the cache: {p.name}" for p in (self.root / "cache").rglob(".*")]
         problems += [f"left in TMPDIR: {p.name}" for p in self.tmp.iterdir()]
         problems += [f"written to HOME: {p.name}" for p in (self.root / "home").iterdir()]
         return problems
