@@ -24,7 +24,7 @@ from olmcat.files import cachedir, safe
 from olmcat.migrate import migrate_pkgman
 from olmcat.notices import Notice
 from olmcat.readers.bundlecache import CODE_CORRUPT, RenderCache, behaviour_context, parse_size
-from olmcat.readers.bundledir import BundleJob, read_bundle
+from olmcat.readers.bundledir import BundleJob, read_bundle, take_bundle
 from tests.support.bundletrees import chain, write_bundle
 
 CRD = {
@@ -108,7 +108,9 @@ def entries(cache_root: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty", "other magic"])
-def test_a_damaged_entry_is_detected_and_rendered_again(tmp_path: Path, damage: str) -> None:
+def test_a_damaged_entry_is_detected_and_rendered_again(
+    tmp_path: Path, damage: str, workers: str
+) -> None:
     source = tree(tmp_path / "src")
     cache = RenderCache(tmp_path / "cache", context=behaviour_context())
     _, cold_notices = run(source, tmp_path / "cold", cache)
@@ -193,10 +195,16 @@ def test_a_refused_bundle_is_cached_with_its_error(tmp_path: Path) -> None:
     cache = RenderCache(tmp_path / "cache", context=behaviour_context())
     job = BundleJob(bundle, None, source, cache)
     safe.add_root(source)
-    first, hit = read_bundle(job)
-    second, hit_again = read_bundle(job)
+    first, hit, _ = read_bundle(job)
+    second, hit_again, _ = read_bundle(job)
     assert (hit, hit_again) == (False, True)
+    assert first is not None and second is not None
     assert first.error and second.error == first.error and "no ClusterServiceVersion" in first.error
+    # A worker only probes; the caller reads the entry.
+    probed = read_bundle(BundleJob(bundle, None, source, cache, probe=True))
+    assert probed[:2] == (None, True)
+    taken, taken_hit = take_bundle(job, probed)
+    assert taken_hit and taken.error == first.error
 
 
 def _migrate_in_process(args: tuple[str, str, str]) -> dict[str, bytes]:

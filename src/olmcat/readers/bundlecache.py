@@ -232,6 +232,16 @@ class RenderCache:
 
     # -- entries -------------------------------------------------------------------------------
 
+    def has(self, key: str) -> bool:
+        """Whether an entry of ``key`` is there (refreshing its mtime); it is checked when read."""
+        if not self._ready(create=False):
+            return False
+        try:
+            os.utime(self._entry(key))
+        except OSError:
+            return False
+        return True
+
     def get(self, key: str, where: str) -> Recorded | None:
         """The entry of ``key``; None when absent, or when it is damaged (with a notice: it is
         recomputed and written again)."""

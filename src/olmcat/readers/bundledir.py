@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +168,9 @@ class BundleJob:
     template: str | None
     root: Path | None
     cache: RenderCache | None = None
+    # In a worker process: on a hit, only say so (the caller reads the entry itself rather than
+    # have the rendered bundle pickled across to it).
+    probe: bool = False
 
 
 def _cache_key(job: BundleJob) -> str | None:
@@ -194,15 +197,18 @@ def _cache_key(job: BundleJob) -> str | None:
     return job.cache.key(parts, files)
 
 
-def read_bundle(job: BundleJob) -> tuple[Recorded, bool]:
+def read_bundle(job: BundleJob) -> tuple[Recorded | None, bool, str | None]:
     """Read and render one bundle directory, from the cache when it holds the same read:
-    (the outcome with every notice the read sent, whether it came from the cache). The
-    notices are the caller's to send (:func:`bundlecache.replay`)."""
+    (the outcome with every notice the read sent, whether it came from the cache, the cache
+    key). The notices are the caller's to send (:func:`bundlecache.replay`). A ``probe`` job
+    gives no outcome for a hit: the caller takes it with :func:`take_bundle`."""
     key = _cache_key(job) if job.cache is not None else None
     if key is not None and job.cache is not None:
-        cached = job.cache.get(key, str(job.path))
+        if job.probe and job.cache.has(key):
+            return None, True, key
+        cached = None if job.probe else job.cache.get(key, str(job.path))
         if cached is not None:
-            return cached, True
+            return cached, True, key
     recorder = Recorder()
     with safe.notices_to(recorder.input):
         try:
@@ -211,7 +217,24 @@ def read_bundle(job: BundleJob) -> tuple[Recorded, bool]:
             recorder.record.error = str(error)
     if key is not None and job.cache is not None:
         job.cache.put(key, recorder.record)
-    return recorder.record, False
+    return recorder.record, False, key
+
+
+def take_bundle(
+    job: BundleJob, read: tuple[Recorded | None, bool, str | None]
+) -> tuple[Recorded, bool]:
+    """The outcome of a (probe) read and whether it came from the cache: a hit is read from the
+    cache here, and rendered here after all when its entry turned out damaged or gone."""
+    record, hit, key = read
+    if record is not None:
+        return record, hit
+    assert job.cache is not None and key is not None
+    cached = job.cache.get(key, str(job.path))
+    if cached is not None:
+        return cached, True
+    fresh = read_bundle(replace(job, probe=False))[0]
+    assert fresh is not None
+    return fresh, False
 
 
 def read_package(
@@ -230,10 +253,10 @@ def read_package(
     ``permissive``, one of its bundles). Nothing is read through symlinks leaving ``root``
     (default: each bundle directory). With ``cache``, bundles rendered before with the same
     files and options are taken from it."""
-    reads = [
-        (path, read_bundle(BundleJob(path, image_ref_template, root, cache))[0])
-        for path in sorted(bundle_dirs)
-    ]
+    reads = []
+    for path in sorted(bundle_dirs):
+        job = BundleJob(path, image_ref_template, root, cache)
+        reads.append((path, take_bundle(job, read_bundle(job))[0]))
     return assemble_package(name, reads, mode=mode, permissive=permissive, notify=notify)
 
 
@@ -503,27 +526,27 @@ class BundleDirCatalog:
         (YAML parsing dominates; the bundles of one package too) and taken in order, a few
         ahead, so memory stays bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
         names = selected(self.package_names(), only)
+        workers = worker_count(sum(len(self._packages[name]) for name in names))
         jobs = [
-            BundleJob(path, self.image_ref_template, self.root, self.cache)
+            BundleJob(path, self.image_ref_template, self.root, self.cache, probe=workers > 1)
             for name in names
             for path in sorted(self._packages[name])
         ]
-        workers = worker_count(len(jobs))
-        results: Iterator[tuple[Recorded, bool]] = iter(
+        results: Iterator[tuple[Recorded | None, bool, str | None]] = iter(
             map_in_order(read_bundle, jobs, workers, share=True)
             if workers > 1
             else (read_bundle(job) for job in jobs)
         )
         missed = False
+        queued = iter(jobs)
         try:
             for name in names:
                 mode = self.mode_of(name)
                 reads = []
                 for path in sorted(self._packages[name]):
-                    record, hit = next(results)
+                    record, hit = take_bundle(next(queued), next(results))
                     missed = missed or not hit
-                    if hit:
-                        self.cache_hits += 1
+                    self.cache_hits += hit
                     reads.append((path, record))
                 try:
                     pkg = assemble_package(

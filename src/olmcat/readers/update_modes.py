@@ -33,6 +33,7 @@ run to run.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,7 +41,8 @@ from pathlib import PurePath
 from typing import Literal
 
 from olmcat.errors import InputError, ValidationError
-from olmcat.go.semver import Version, parse_version
+from olmcat.go.semver import Version
+from olmcat.go.semver import parse_version as _parse_version
 from olmcat.model import Channel
 from olmcat.readers import legacy
 from olmcat.readers.legacy import EntryRow
@@ -55,6 +57,11 @@ SUBSTITUTES_FOR_REFUSAL = (
     "SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag "
     "--enable-alpha in order to use this feature."
 )
+
+
+# Semver modes compare every stored version with every bundle added: one parse per text (a
+# Version is immutable; an invalid text raises again each time).
+parse_version = functools.lru_cache(maxsize=1 << 16)(_parse_version)
 
 
 @dataclass(frozen=True, slots=True)
