@@ -286,6 +286,19 @@ def test_a_cache_directory_others_can_change_is_refused(tmp_path: Path, problem:
     assert result.exit_code == 1 and "refusing" in result.output
 
 
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a directory away needs root"
+)
+def test_a_cache_directory_of_another_user_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    os.chown(root, 54321, -1)
+    with pytest.raises(OutputError, match=r"belongs to another user \(uid 54321\)"):
+        RenderCache(root).get("0" * 64, "somewhere")
+    with pytest.raises(OutputError, match="belongs to another user"):
+        RenderCache(root).info()
+
+
 def test_a_new_cache_directory_is_private(tmp_path: Path) -> None:
     source = tree(tmp_path / "src")
     root = tmp_path / "new" / "cache"
