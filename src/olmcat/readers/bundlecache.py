@@ -40,6 +40,7 @@ from typing import Any
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
 from olmcat.files.cachedir import check_cache_dir, default_cache_dir, ensure_cache_dir
+from olmcat.files.output import CACHE, guarded
 from olmcat.go.opm import OLDEST, OpmRelease
 from olmcat.notices import Notice, NoticeSink
 
@@ -304,7 +305,8 @@ class RenderCache:
             final.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             handle, name = tempfile.mkstemp(prefix=f".{key[:8]}-{os.getpid()}-", dir=final.parent)
             try:
-                with os.fdopen(handle, "wb") as out:
+                shown = f"the rendered-bundle cache {self.root}"
+                with guarded(os.fdopen(handle, "wb"), shown, elsewhere=CACHE) as out:
                     out.write(header)
                     out.write(body)
                 os.replace(name, final)
