@@ -869,7 +869,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     report = {
         "schema": SCHEMA,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "commit": _git_commit(),
         "runs": args.runs,
         "smoke": args.smoke,

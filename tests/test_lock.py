@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tomllib
 
 import pytest
-import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
