@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "OutputError": "olmcat.errors:OutputError",
     "ValidationError": "olmcat.errors:ValidationError",
     "EncodingError": "olmcat.errors:EncodingError",
+    "UsageError": "olmcat.errors:UsageError",
     "Notice": "olmcat.notices:Notice",
     "NoticeLog": "olmcat.notices:NoticeLog",
     "NoticeSink": "olmcat.notices:NoticeSink",
@@ -79,6 +80,10 @@ _EXPORTS: dict[str, str] = {
     "mirror_copy": "olmcat.mirror.copy:mirror_copy",
     "CopyOptions": "olmcat.mirror.copy:CopyOptions",
     "CopyReport": "olmcat.mirror.copy:CopyReport",
+    # opm releases and migration levels
+    "OpmRelease": "olmcat.go.opm:OpmRelease",
+    "opm_release": "olmcat.go.opm:opm_release",
+    "MIGRATE_LEVELS": "olmcat.go.opm:MIGRATE_LEVELS",
     # registries
     "RegistryOptions": "olmcat.oci.options:RegistryOptions",
     "use_registry_options": "olmcat.oci.options:use_options",
@@ -97,6 +102,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "MIGRATE_LEVELS",
     "BlobCache",
     "Bundle",
     "BundleResolver",
@@ -122,6 +128,7 @@ __all__ = [
     "NoticeLog",
     "NoticeSink",
     "OlmcatError",
+    "OpmRelease",
     "OutputError",
     "Package",
     "PackageCatalog",
@@ -132,6 +139,7 @@ __all__ = [
     "RelatedImage",
     "TemplateReport",
     "UpgradeReport",
+    "UsageError",
     "ValidationError",
     "__version__",
     "add_bundles",
@@ -149,6 +157,7 @@ __all__ = [
     "migrate_sqlite",
     "mirror_copy",
     "open_catalog",
+    "opm_release",
     "pkgman_to_bundles",
     "plan_catalog",
     "prune_packages",
@@ -188,9 +197,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         InputError,
         OlmcatError,
         OutputError,
+        UsageError,
         ValidationError,
     )
     from olmcat.export.sqlite import export_sqlite
+    from olmcat.go.opm import MIGRATE_LEVELS, OpmRelease, opm_release
     from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
     from olmcat.mirror.copy import CopyOptions, CopyReport, mirror_copy
     from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog

@@ -13,14 +13,22 @@ version numbers itself, so that each behaviour's starting release is written dow
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final, Literal
+
+from olmcat.errors import UsageError
 
 __all__ = [
     "BEHAVIOURS",
+    "MIGRATE_LEVELS",
     "NEWEST",
     "OLDEST",
     "RELEASES",
     "Behaviour",
+    "MigrateLevel",
     "OpmRelease",
+    "as_release",
+    "check_migrate_level",
+    "introduced",
     "opm_release",
 ]
 
@@ -134,7 +142,123 @@ RELEASES: tuple[OpmRelease, ...] = tuple(_parse_tag(t) for t in _TAGS)
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 
-BEHAVIOURS: tuple[Behaviour, ...] = ()
+# Sorted by release, then name (h23-render's render/validate rows merge into the same order).
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    Behaviour(
+        "template-semver-channel-preference",
+        "v1.27.1",
+        "7629c6f991fc8dcce91bcb5ee4e998678bbd7779",
+        "semver templates read defaultChannelTypePreference (before: an unknown field); when one "
+        "bundle creates a major and a minor channel, the preferred kind is the default channel "
+        "(before: whichever Go's map iteration met first, the major channel in 7 of 8 runs), and "
+        "a channel first created at 0.0.0 can be the default",
+    ),
+    Behaviour(
+        "template-semver-generate-defaults",
+        "v1.27.1",
+        "7629c6f991fc8dcce91bcb5ee4e998678bbd7779",
+        "semver templates make minor channels only when neither generate flag is set (before: "
+        "generateMinorChannels was true unless the template set it false)",
+    ),
+    Behaviour(
+        "encoding-meta-reencoded",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "blobs of schemas opm does not model are decoded into a map and encoded again (keys "
+        "sorted, numbers as float64, no HTML escaping) instead of passed through as written "
+        "after a plain text replacement of \\u003c, \\u003e and \\u0026",
+    ),
+    Behaviour(
+        "render-csv-metadata-by-default",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "rendering a bundle that has an image reference writes one olm.csv.metadata property for "
+        "its CSV and no olm.bundle.object at all (the CSV's objects stay when it does not "
+        "decode); bundles without an image keep one olm.bundle.object per manifest",
+        until="v1.46.0",
+    ),
+    Behaviour(
+        "render-sqlite-csv-metadata-by-default",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "rendering or migrating an SQLite database writes one olm.csv.metadata property (last) "
+        "instead of the olm.bundle.object properties for bundles that have a bundle path and a "
+        "CSV that decodes",
+        until="v1.46.0",
+    ),
+    Behaviour(
+        "encoding-deprecations-typed",
+        "v1.32.0",
+        "f2285a21a7a48d8fe584e916875405e5d48e9149",
+        "olm.deprecations blobs are decoded into declcfg.Deprecation (unknown fields dropped, "
+        "fields in struct order) and written after the other blobs of their package (before: "
+        "an unknown schema, passed through)",
+    ),
+    Behaviour(
+        "template-semver-channel-scoped-links",
+        "v1.37.0",
+        "2096c4f5d0d2cb3ed31767d406afe10786565f01",
+        "semver templates link each channel on its own: the last entry of each minor version "
+        "replaces the last entry of the previous minor version of the same channel and skips "
+        "the lower entries of its own minor version (before and after: one pass over all entries "
+        "of an archetype, stream kind and major version, where a minor channel's first entry "
+        "replaces the previous minor's head and skips every lower entry of that major)",
+        until="v1.61.0",
+    ),
+    Behaviour(
+        "template-semver-skip-replaced-head",
+        "v1.37.0",
+        "2096c4f5d0d2cb3ed31767d406afe10786565f01",
+        "with channel-scoped links, an entry that replaces the previous minor version's last "
+        "entry also skips it (listed first among its skips)",
+        until="v1.57.0",
+    ),
+    Behaviour(
+        "encoding-go122-json",
+        "v1.41.0",
+        "773f39dc602a802aa94b4378523eeaef86025885",
+        "opm is built with Go 1.22 or newer: JSON strings write U+0008 and U+000C as \\b and "
+        "\\f (before: \\u0008, \\u000c), and sort.Slice orders equal keys of more than 12 "
+        "elements differently (olmcat always writes the Go 1.22 form: see the Deviations table)",
+    ),
+    Behaviour(
+        "encoding-bundle-name-omitempty",
+        "v1.44.0",
+        "dff7915e80b476bf817e25e8101455716e6352be",
+        "an olm.bundle blob without name or package is written without those fields (before: "
+        '"name":"" and "package":"")',
+    ),
+    Behaviour(
+        "template-basic-schema",
+        "v1.44.0",
+        "dff7915e80b476bf817e25e8101455716e6352be",
+        "basic templates are one olm.template.basic document whose entries are the blobs "
+        "(before: a plain FBC stream); opm refuses the other form",
+    ),
+    Behaviour(
+        "render-migrate-level",
+        "v1.46.0",
+        "c80e8751e716c069017b55279a0f29d0254d426a",
+        "--migrate-level (none, bundle-object-to-csv-metadata) on render, migrate and "
+        "alpha render-template: bundle-object-to-csv-metadata replaces a bundle's "
+        "olm.bundle.object properties by one olm.csv.metadata property, last",
+    ),
+    Behaviour(
+        "render-csv-release-field",
+        "v1.62.0",
+        "4fdcf1a0212ffaefd04c1756ab4ffdbb935f0681",
+        "the CSV's spec.release is decoded (operator-framework/api v0.37.0): a release that is "
+        "not a string of dot-separated alphanumeric identifiers without leading zeros (null and "
+        '"" included) makes building olm.csv.metadata fail',
+    ),
+    Behaviour(
+        "template-semver-package-metadata",
+        "v1.65.0",
+        "2095729b2418de4c548c6e1aefd824b80f5842f6",
+        "semver templates copy the description and the first icon of the default channel "
+        "head's CSV to the olm.package blob",
+    ),
+)
 
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 
@@ -151,3 +275,39 @@ def opm_release(text: str) -> OpmRelease:
     if not matches:
         raise ValueError(f"opm {text} is not a release olmcat knows; it knows {known}")
     return matches[-1]
+
+
+def as_release(value: OpmRelease | str) -> OpmRelease:
+    """``value`` itself, or the release its text names (see :func:`opm_release`)."""
+    return value if isinstance(value, OpmRelease) else opm_release(value)
+
+
+def introduced(behaviour: str) -> str:
+    """The tag of the first release that has ``behaviour`` (for messages)."""
+    try:
+        return _BY_NAME[behaviour].since
+    except KeyError:
+        raise KeyError(f"unknown opm behaviour {behaviour!r}") from None
+
+
+# -- migration levels (opm's --migrate-level, since v1.46.0) -------------------------------------
+
+MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
+MIGRATE_TO_CSV_METADATA: Final = "bundle-object-to-csv-metadata"
+MIGRATE_LEVELS: Final[tuple[MigrateLevel, ...]] = ("none", "bundle-object-to-csv-metadata")
+
+
+def check_migrate_level(level: str, release: OpmRelease) -> MigrateLevel:
+    """``level`` if ``release`` knows it; otherwise :class:`~olmcat.errors.UsageError` naming
+    the release that introduced migration levels."""
+    if level == "none":
+        return "none"
+    if level != MIGRATE_TO_CSV_METADATA:
+        raise UsageError(f"unknown migration level {level!r}: one of {', '.join(MIGRATE_LEVELS)}")
+    if not release.has("render-migrate-level"):
+        since = introduced("render-migrate-level")
+        raise UsageError(
+            f"--migrate-level {level}: opm {release.tag} has no migration levels; they came "
+            f"with opm {since} (use --opm-version {since.removeprefix('v')} or later)"
+        )
+    return MIGRATE_TO_CSV_METADATA
