@@ -35,7 +35,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -314,6 +314,38 @@ def render(
     return config
 
 
+def generate_channels(
+    versions: Mapping[str, Mapping[str, str]],
+    *,
+    major: bool,
+    minor: bool,
+    preference: str = "",
+    package: str = "",
+    opm: OpmRelease = NEWEST,
+) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """The channels and default channel opm ``opm``'s ``generateChannels`` makes of bundle
+    versions per archetype (``{"stable": {bundle name: version}}``), without rendering
+    anything: entries carry ``replaces`` and ``skips`` only when set, as opm writes them."""
+    chosen = preference or ("minor" if minor else "major")
+    template = SemverTemplate(
+        major,
+        minor,
+        chosen,
+        {},
+        explicit_preference=bool(preference),  # type: ignore[arg-type]
+    )
+    parsed = {
+        archetype: {name: parse_version(text) for name, text in versions.get(archetype, {}).items()}
+        for archetype in ARCHETYPES
+    }
+    channels, default, _ = _generate(template, package, parsed, opm)
+    out = {
+        name: [{k: v for k, v in entry.items() if v} for entry in channel.entries]
+        for name, channel in channels.items()
+    }
+    return out, default
+
+
 def _channel_text(package: str, channel: _Channel) -> str:
     entries = []
     for entry in channel.entries:
@@ -506,12 +538,18 @@ def _minor_of(entry: _Entry) -> tuple[int, int]:
 
 
 def _package_metadata(channel: _Channel | None, resolved: dict[str, ResolvedBundle]) -> list[str]:
-    """v1.72 ``populatePackageMetadata``: description and first icon of the default channel
+    """``populatePackageMetadata`` (v1.65.0): description and first icon of the default channel
     head's CSV (the last entry: entries are added in ascending version order)."""
     if channel is None or not channel.entries:
         return []
     head = channel.entries[-1]["name"]
     csv = next((r.csv for r in resolved.values() if r.bundle.name == head), None)
+    return package_metadata(csv)
+
+
+def package_metadata(csv: Mapping[str, Any] | None) -> list[str]:
+    """The ``"icon":...`` and ``"description":...`` members of an ``olm.package`` blob that opm
+    (v1.65.0 and later) takes from the CSV of the default channel's head (None: no CSV)."""
     if csv is None:
         return []
     spec = csv.get("spec")
