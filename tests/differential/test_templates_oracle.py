@@ -367,3 +367,34 @@ def test_run_to_run_olmcat_is_stable_and_opm_flips_the_default_channel(
         assert out == ours or _swap_default(out, ours)
         equal += out == ours
     assert equal >= 1
+
+
+# -- Go 1.19's JSON escapes (opm before v1.41.0) --------------------------------------------------
+
+
+@pytest.mark.parametrize("output", ["json", "yaml"])
+def test_backspace_and_form_feed_are_escaped_as_go_119_escapes_them(
+    tmp_path: Path, output: str
+) -> None:
+    """The oracle is built with Go 1.19: a string it encodes writes U+0008 and U+000C as
+    \\u0008 and \\u000c (Go 1.22: \\b, \\f); a raw property value keeps what the template says."""
+    from tests.support import oracle
+
+    oracle.require_oracle()
+    blob = {
+        "schema": "olm.package",
+        "name": "p",
+        "defaultChannel": "c",
+        "description": "a\bb\fc",
+        "properties": [{"type": "x", "value": {"k": "raw\b\f"}}],
+    }
+    template = tmp_path / "template.json"
+    template.write_text(json.dumps(blob))
+    run = oracle.opm("alpha", "render-template", "basic", "-o", output, template, cwd=tmp_path)
+    assert run.ok, run.stderr
+    (tmp_path / "none.map").write_text("")
+    ok, ours, _ = olmcat_render("basic", template.read_text(), tmp_path / "none.map", output)
+    assert ok, ours
+    assert ours == run.stdout
+    if output == "json":
+        assert '"description": "a\\u0008b\\u000cc"' in ours and '"raw\\b\\f"' in ours

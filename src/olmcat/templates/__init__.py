@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from olmcat.diff.compare import CatalogDiff, PackageDiff, diff_package
 from olmcat.errors import InputError, OutputError
+from olmcat.go.json import before_go_122
 from olmcat.go.opm import (
     NEWEST,
     MigrateLevel,
@@ -82,22 +83,24 @@ def render_template(
     :class:`~olmcat.errors.UsageError`."""
     release = as_release(opm)
     check_migrate_level(migrate_level, release)
-    if kind == "semver":
-        return semver.render(
-            semver.parse(text, where, opm=release),
+    # Blob texts are made here; releases built with Go before 1.22 escape two characters apart.
+    with before_go_122(not release.has("encoding-go122-json")):
+        if kind == "semver":
+            return semver.render(
+                semver.parse(text, where, opm=release),
+                resolver,
+                opm=release,
+                migrate_level=migrate_level,
+                notify=notify,
+            )
+        return basic.render(
+            basic.parse(text, where, opm=release),
             resolver,
             opm=release,
+            inline_bundles=inline_bundles,
             migrate_level=migrate_level,
             notify=notify,
         )
-    return basic.render(
-        basic.parse(text, where, opm=release),
-        resolver,
-        opm=release,
-        inline_bundles=inline_bundles,
-        migrate_level=migrate_level,
-        notify=notify,
-    )
 
 
 def render_text(
