@@ -13,8 +13,8 @@ import click
 
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport
-from olmcat.commands._options import examples
 from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
+from olmcat.commands._options import examples
 from olmcat.commands._registry import registry_options
 from olmcat.go.opm import OpmRelease
 

@@ -10,6 +10,7 @@ import click
 
 from olmcat.commands._errors import UsageFailure, run
 from olmcat.commands._notices import NoticeReport
+from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._options import (
     examples,
     fbc_format_option,
@@ -17,7 +18,6 @@ from olmcat.commands._options import (
     quiet_option,
     report_option,
 )
-from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._progress import progress_bar
 from olmcat.commands._registry import registry_options
 from olmcat.commands._streams import is_stdio, stdin_as_file, stdout_when_complete

@@ -12,8 +12,8 @@ import click
 
 from olmcat.commands._errors import CommandError, run
 from olmcat.commands._notices import NoticeReport
-from olmcat.commands._options import examples, quiet_option, report_option
 from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
+from olmcat.commands._options import examples, quiet_option, report_option
 from olmcat.commands._registry import registry_options
 from olmcat.go.opm import MIGRATE_LEVELS, OpmRelease
 

@@ -326,14 +326,10 @@ def generate_channels(
     """The channels and default channel opm ``opm``'s ``generateChannels`` makes of bundle
     versions per archetype (``{"stable": {bundle name: version}}``), without rendering
     anything: entries carry ``replaces`` and ``skips`` only when set, as opm writes them."""
-    chosen = preference or ("minor" if minor else "major")
-    template = SemverTemplate(
-        major,
-        minor,
-        chosen,
-        {},
-        explicit_preference=bool(preference),  # type: ignore[arg-type]
-    )
+    if preference not in ("", "minor", "major"):
+        raise InputError(f"unknown defaultChannelTypePreference {preference!r}")
+    chosen: StreamKind = "major" if preference == "major" or not (preference or minor) else "minor"
+    template = SemverTemplate(major, minor, chosen, {}, explicit_preference=bool(preference))
     parsed = {
         archetype: {name: parse_version(text) for name, text in versions.get(archetype, {}).items()}
         for archetype in ARCHETYPES
