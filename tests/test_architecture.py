@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "upgrade": 4,
     "export": 4,
     "render": 4,
+    "pictures": 4,
     "__init__": 5,
     "commands": 6,
     "cli": 6,

@@ -99,6 +99,15 @@ _EXPORTS: dict[str, str] = {
     "prune_stranded": "olmcat.maintain:prune_stranded",
     "deprecate_truncate": "olmcat.maintain:deprecate_truncate",
     "MaintainResult": "olmcat.maintain:MaintainResult",
+    # pictures: SVG graphs and self-contained HTML reports
+    "graph_svg": "olmcat.pictures.graph:graph_svg",
+    "graph_html": "olmcat.pictures.graph:graph_html",
+    "diff_html": "olmcat.pictures.diff:diff_html",
+    "diff_pictures": "olmcat.pictures.diff:diff_pictures",
+    "DiffPictures": "olmcat.pictures.diff:DiffPictures",
+    "upgrade_html": "olmcat.pictures.upgrade:upgrade_html",
+    "upgrade_pictures": "olmcat.pictures.upgrade:upgrade_pictures",
+    "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
 }
 
 __all__ = [
@@ -116,6 +125,7 @@ __all__ = [
     "CopyReport",
     "Deprecation",
     "DeprecationEntry",
+    "DiffPictures",
     "EncodingError",
     "FilterSpec",
     "Icon",
@@ -138,6 +148,7 @@ __all__ = [
     "RegistryOptions",
     "RelatedImage",
     "TemplateReport",
+    "UpgradePictures",
     "UpgradeReport",
     "UsageError",
     "ValidationError",
@@ -148,9 +159,13 @@ __all__ = [
     "delta_catalog",
     "deprecate_truncate",
     "diff_catalogs",
+    "diff_html",
+    "diff_pictures",
     "export_sqlite",
     "filter_catalog",
     "generate_templates",
+    "graph_html",
+    "graph_svg",
     "load_image_set_config",
     "load_inventory",
     "migrate_pkgman",
@@ -167,6 +182,8 @@ __all__ = [
     "render_template",
     "render_template_text",
     "upgrade_check",
+    "upgrade_html",
+    "upgrade_pictures",
     "use_registry_options",
     "validate_catalog",
     "write_directory",
@@ -225,6 +242,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
+    from olmcat.pictures.graph import graph_html, graph_svg
+    from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures
     from olmcat.readers.bundlerender import render_bundles
     from olmcat.readers.catalog import Catalog, open_catalog
     from olmcat.readers.memory import MemoryCatalog

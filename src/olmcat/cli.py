@@ -57,7 +57,7 @@ COMMANDS = {
 SUMMARIES = {
     "migrate": "Convert a legacy catalog into a file-based catalog (FBC).",
     "convert": "Convert a legacy catalog from one directory layout to another.",
-    "render": "Render bundles as `opm render` renders the bundle image built from them.",
+    "render": "Render bundles as `opm render` renders their bundle images.",
     "diff": "Show what changed from catalog OLD to catalog NEW.",
     "validate": "Check CATALOG against opm's catalog rules and report every problem.",
     "render-graph": "Write the upgrade graph of CATALOG per package and channel to stdout.",

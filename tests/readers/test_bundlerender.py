@@ -299,10 +299,14 @@ def test_cli_renders_json_and_yaml_and_reports(tmp_path: Path) -> None:
     directory = corpus_path("bundles/upstream/kiali/1.4.2")
     golden = corpus_path("expected/bundle-renders/kiali-1.4.2.json").read_text()
     ref = "127.0.0.1:5000/kiali-bundle:1.4.2"
-    result = CliRunner().invoke(cli, ["render", str(directory), "--image", ref])
+    # The corpus renders are opm v1.26.5's.
+    v126 = ["--opm-version", "1.26"]
+    result = CliRunner().invoke(cli, ["render", str(directory), "--image", ref, *v126])
     assert result.exit_code == 0, result.output
     assert result.stdout == golden
-    as_yaml = CliRunner().invoke(cli, ["render", str(directory), "--image", ref, "-o", "yaml"])
+    as_yaml = CliRunner().invoke(
+        cli, ["render", str(directory), "--image", ref, "-o", "yaml", *v126]
+    )
     assert as_yaml.exit_code == 0
     assert yaml.safe_load(as_yaml.stdout) == json.loads(golden)
     bundle = write_bundle(tmp_path, "demo", "1.0.0", docs=[csv_doc("demo.v2", "2.0.0")])

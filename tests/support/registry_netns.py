@@ -111,6 +111,13 @@ class OracleRegistry:
             raise RuntimeError(f"push: {reply.get('error')}")
         self.pushed.update(todo)
 
+    def push_layout(self, ref: str, layout: Path) -> None:
+        """Push the image of an OCI layout directory (blobs and manifest, bytes unchanged) as
+        ``ref``: images of any layer shape, built by the test."""
+        reply = self._request(op="push-layout", ref=ref, dir=str(layout))
+        if not reply.get("ok"):
+            raise RuntimeError(f"push {ref}: {reply.get('error')}")
+
     def opm(self, *args: str | Path, stdin: str = "", timeout: int = 300) -> tuple[int, str, str]:
         """Run the oracle opm inside the namespace: (exit status, stdout, stderr)."""
         scratch = tempfile.mkdtemp(prefix="opm-", dir=self.work)
@@ -146,6 +153,48 @@ class OracleRegistry:
         self.close()
 
 
+def _push_layout(ref: str, layout: Path) -> None:  # pragma: no cover - inside the namespace
+    """Plain distribution API calls (urllib, no proxy): every blob, then the manifest."""
+    import hashlib
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    def call(method: str, url: str, data: bytes | None = None, kind: str = "") -> Any:
+        headers = {"Content-Type": kind} if kind else {}
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with opener.open(request, timeout=120) as response:
+                return response.status, response.headers
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers
+
+    host, _, rest = ref.partition("/")
+    repository, _, tag = rest.rpartition(":")
+    base = f"http://{host}/v2/{repository}"
+    index = json.loads((layout / "index.json").read_text())
+    entry = index["manifests"][0]
+    manifest = (layout / "blobs" / "sha256" / entry["digest"].split(":", 1)[1]).read_bytes()
+    document = json.loads(manifest)
+    for descriptor in [document["config"], *document["layers"]]:
+        digest = descriptor["digest"]
+        data = (layout / "blobs" / "sha256" / digest.split(":", 1)[1]).read_bytes()
+        assert "sha256:" + hashlib.sha256(data).hexdigest() == digest
+        status, headers = call("POST", f"{base}/blobs/uploads/")
+        if status != 202:
+            raise RuntimeError(f"upload start: HTTP {status}")
+        location = urllib.parse.urljoin(f"http://{host}/", headers["Location"])
+        location += ("&" if "?" in location else "?") + "digest=" + urllib.parse.quote(digest)
+        status, _ = call("PUT", location, data, "application/octet-stream")
+        if status != 201:
+            raise RuntimeError(f"blob {digest}: HTTP {status}")
+    status, _ = call("PUT", f"{base}/manifests/{tag}", manifest, entry["mediaType"])
+    if status != 201:
+        raise RuntimeError(f"manifest: HTTP {status}")
+
+
 def _serve() -> int:  # pragma: no cover - runs inside the namespace
     """The helper's side: registry up, then one JSON request per stdin line."""
     bi = _bundle_index_module()
@@ -169,6 +218,9 @@ def _serve() -> int:  # pragma: no cover - runs inside the namespace
                     elif request["op"] == "push-many":
                         for ref, directory in request["items"]:
                             bi.push_image(ref, *bi.bundle_image(directory))
+                        reply(ok=True)
+                    elif request["op"] == "push-layout":
+                        _push_layout(request["ref"], Path(request["dir"]))
                         reply(ok=True)
                     elif request["op"] == "run":
                         done = subprocess.run(

@@ -5,6 +5,7 @@ accepts the catalog (tests/differential/test_validate.py checks that flag agains
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -280,3 +281,24 @@ CASES: dict[str, tuple[Blobs, list[tuple[str, int]], bool]] = {
         True,
     ),
 }
+
+
+# k8s.io/apimachinery v0.33.0 TestYAMLOrJSONDecoder (cases of 9b3d085f): (text, decodes). The
+# generic documents of the Go test are catalog blobs here: P a package, C its channel, B its
+# bundle (two lines each, to keep each case's shape).
+P = '"schema": "olm.package", "name": "foo", "defaultChannel": "stable"'
+P_YAML = "schema: olm.package, name: foo, defaultChannel: stable"
+REST = "".join(json.dumps(b) + "\n" for b in good_package()[1:])
+DECODER_CASES = [
+    ("json-then-yaml-flow", "{" + P + "}\n---\n{schema: example.note, package: foo}\n", True),
+    ("json-then-yaml-block", "{" + P + "}\n---\nschema: example.note\npackage: foo\n", True),
+    ("trailing-blanks", "{" + P + "}    \n---\nschema: example.note\n", True),
+    ("yaml-then-json", "{" + P_YAML + "}\n---\n" + '{"schema": "example.note"}\n', True),
+    ("spaces", "{\n  " + P + "\n}\n---\n{\n  schema: example.note\n}\n", True),
+    ("tabs", "{\n\t" + P + "\n}\n---\n{\n\tschema: example.note\n}\n", True),
+    (
+        "two-json-then-yaml",
+        '{"schema": "example.a"}\n{"schema": "example.b"}\n---\n{schema: example.c}\n',
+        False,
+    ),
+]

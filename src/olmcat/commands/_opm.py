@@ -1,5 +1,5 @@
 """The ``--opm-version`` and ``--migrate-level`` options of every command that writes what an opm
-release writes (render-template, template, add, migrate)."""
+release writes (render, render-template, template, add, migrate)."""
 
 from __future__ import annotations
 

@@ -46,6 +46,7 @@ def _use_color(choice: str) -> bool:
     "olmcat diff --format json -p etcd old.db catalog/",
     "olmcat diff --fail-on stranded old.db new.db    # CI gate",
     "olmcat diff old.db new.db --emit-delta delta/",
+    "olmcat diff --format html old.db new.db > diff.html",
 )
 @click.command("diff")
 @click.argument("old")
@@ -53,10 +54,11 @@ def _use_color(choice: str) -> bool:
 @click.option(
     "--format",
     "output",
-    type=click.Choice(("text", "json", "markdown")),
+    type=click.Choice(("text", "json", "markdown", "html")),
     default="text",
     show_default=True,
-    help="text for people, json for machines (stable shape), markdown for pull requests.",
+    help="text for people, json for machines (stable shape), markdown for pull requests, html "
+    "for a self-contained page with each changed package's graph drawn before -> after.",
 )
 @click.option(
     "-p",
@@ -126,20 +128,37 @@ def diff(
         from olmcat.diff.catalogs import compare
         from olmcat.diff.render import render
 
-        comparison = compare(
-            old,
-            new,
-            packages=packages or None,
-            emit_delta=emit_delta,
-            notify=print_notice,
-            semantics=semantics,
-        )
+        pictures = None
+        if output == "html":
+            from olmcat.pictures.diff import diff_pictures
+
+            pictures = diff_pictures(
+                old,
+                new,
+                packages=packages or None,
+                emit_delta=emit_delta,
+                notify=print_notice,
+                semantics=semantics,
+            )
+            comparison = pictures.comparison
+        else:
+            comparison = compare(
+                old,
+                new,
+                packages=packages or None,
+                emit_delta=emit_delta,
+                notify=print_notice,
+                semantics=semantics,
+            )
         result = comparison.diff
         if comparison.delta is not None:
             _delta_summary(comparison.delta, emit_delta)
 
         title = f"Catalog diff: `{old}` → `{new}`"
-        text = render(result, output, color=_use_color(color), summary=summary, title=title)
+        if pictures is not None:
+            text = pictures.html("Catalog diff", summary=summary)
+        else:
+            text = render(result, output, color=_use_color(color), summary=summary, title=title)
         click.echo(text, nl=False, color=output == "text" and _use_color(color))
     except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
         raise  # a closed pipe ends quietly (the CLI boundary)

@@ -1,4 +1,4 @@
-"""``olmcat render-graph``: upgrade graphs as Mermaid or Graphviz DOT."""
+"""``olmcat render-graph``: upgrade graphs as Mermaid, Graphviz DOT, SVG or an HTML page."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from olmcat.commands._streams import stdout_when_complete
     "olmcat render-graph -p etcd index.db > etcd.mmd",
     "olmcat render-graph --format dot -p etcd catalog/ | dot -Tsvg > etcd.svg",
     "olmcat render-graph --minimum-edge etcdoperator.v0.9.0 index.db",
+    "olmcat render-graph --format svg -p etcd index.db > etcd.svg",
+    "olmcat render-graph --format html index.db > graphs.html",
 )
 @click.command("render-graph")
 @click.argument("catalog")
@@ -22,10 +24,12 @@ from olmcat.commands._streams import stdout_when_complete
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(["mermaid", "dot"]),
+    type=click.Choice(["mermaid", "dot", "svg", "html"]),
     default="mermaid",
     show_default=True,
-    help="mermaid (paste into GitHub, mermaid.live) or dot (render with graphviz: dot -Tsvg).",
+    help="mermaid (paste into GitHub, mermaid.live), dot (render with graphviz: dot -Tsvg), "
+    "svg (a picture, drawn by olmcat) or html (a self-contained page: a section per package, "
+    "a filter box).",
 )
 @click.option(
     "--minimum-edge",
@@ -66,6 +70,12 @@ def render_graph(
 
             packages = iter_packages(opened, {package} if package is not None else None)
             with stdout_when_complete() as stdout:  # nothing printed if reading fails
+                if format_ in ("svg", "html"):
+                    from olmcat.pictures.graph import graph_html, graph_svg
+
+                    draw = graph_svg if format_ == "svg" else graph_html
+                    stdout.write(draw(packages, package=package, minimum_edge=minimum_edge))
+                    return
                 for chunk in render(
                     packages,
                     format="dot" if format_ == "dot" else "mermaid",

@@ -37,6 +37,7 @@ def _unexpected(error: Exception) -> str:
     "olmcat upgrade-check index-v4.15.tar index-v4.16.tar --installed - --target-ocp 4.16",
     "olmcat upgrade-check old.db new.db --installed fixtures/inventory-simple.csv --markdown",
     "olmcat upgrade-check old/ new/ --installed clusterextensions.yaml --semantics semver --json",
+    "olmcat upgrade-check old.db new.db --installed inventory.csv --format html > check.html",
 )
 @click.command("upgrade-check")
 @click.argument("old")
@@ -67,10 +68,11 @@ def _unexpected(error: Exception) -> str:
 @click.option(
     "--format",
     "output",
-    type=click.Choice(("text", "json", "markdown")),
+    type=click.Choice(("text", "json", "markdown", "html")),
     default=None,
     help="text for people (default), json for machines (schema olmcat.upgrade-check.v1), "
-    "markdown for a change ticket.",
+    "markdown for a change ticket, html for a self-contained page with each operator's path "
+    "drawn on its channel graph.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
@@ -113,15 +115,29 @@ def upgrade_check(
         from olmcat.upgrade.render import render
 
         installed = load_inventory(inventory, notify=notices)
-        result = check(
-            old,
-            new,
-            installed,
-            semantics=semantics,  # type: ignore[arg-type]
-            target_ocp=target_ocp,
-            notify=notices,
-        )
-        click.echo(render(result, fmt), nl=False)  # type: ignore[arg-type]
+        if fmt == "html":
+            from olmcat.pictures.upgrade import upgrade_pictures
+
+            pictures = upgrade_pictures(
+                old,
+                new,
+                installed,
+                semantics=semantics,  # type: ignore[arg-type]
+                target_ocp=target_ocp,
+                notify=notices,
+            )
+            result = pictures.report
+            click.echo(pictures.html(), nl=False)
+        else:
+            result = check(
+                old,
+                new,
+                installed,
+                semantics=semantics,  # type: ignore[arg-type]
+                target_ocp=target_ocp,
+                notify=notices,
+            )
+            click.echo(render(result, fmt), nl=False)  # type: ignore[arg-type]
         notices.write(report, command="upgrade-check", inputs=[old, new, inventory])
     except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
         raise  # a closed pipe ends quietly (the CLI boundary)

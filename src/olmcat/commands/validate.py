@@ -15,6 +15,7 @@ from olmcat.commands._registry import registry_options
 @examples(
     "olmcat validate catalog/                    # opm v1.72's rules, one line per problem",
     "olmcat validate catalog/ --compat v1.26     # the verdict of opm v1.26 (others warn)",
+    "olmcat validate catalog/ --compat 1.46.0    # the verdict of the opm a pipeline pins",
     "olmcat validate catalog/ -o sarif > olmcat.sarif   # for GitHub code scanning",
     "olmcat validate catalog/ -o json | jq '.problems[] | select(.severity == \"error\")'",
     "olmcat validate index.db --disable CH009 --enable related-image-without-image",
@@ -35,10 +36,11 @@ from olmcat.commands._registry import registry_options
 @click.option("--format", "format_", type=click.Choice(["text", "json"]), hidden=True)
 @click.option(
     "--compat",
-    type=click.Choice(["v1.26", "v1.72"]),
     default="v1.72",
     show_default=True,
-    help="The opm release whose verdict to give: rules that release lacks only warn.",
+    metavar="RELEASE",
+    help="The opm release whose verdict to give, any from v1.26.5 to v1.73.0 (vX.Y means that "
+    "line's newest patch): rules that release does not enforce only warn.",
 )
 @click.option(
     "--disable",
@@ -91,7 +93,7 @@ def validate(
     if format_ is not None:
         output = format_
     try:
-        rules = RuleSet.build(compat, enabled, disabled)  # type: ignore[arg-type]
+        rules = RuleSet.build(compat, enabled, disabled)
     except InputError as error:
         raise click.UsageError(str(error)) from None
     if list_rules:

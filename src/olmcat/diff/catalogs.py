@@ -7,7 +7,7 @@ also writes the delta catalog (only what NEW adds or changes).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +39,8 @@ def compare(
     emit_delta: Path | None = None,
     notify: NoticeSink = discard,
     semantics: str = "legacy",
+    observe: Callable[[PackageCatalog | None, PackageCatalog | None, PackageDiff | None], None]
+    | None = None,
 ) -> Comparison:
     """Compare catalog ``old`` with catalog ``new`` (references or opened catalogs).
 
@@ -46,6 +48,8 @@ def compare(
     ``emit_delta`` also writes an FBC directory holding what is new or changed in ``new``; it is
     written atomically and not created when there is nothing to write. ``semantics`` (legacy or
     semver) decides which installs count as stranded (:mod:`olmcat.diff.compare`).
+    ``observe`` is called with every pair of packages and its diff (None when it is unchanged)
+    while both are in memory: the HTML report keeps their graphs that way.
     """
     if old == "-" and new == "-":
         raise InputError("OLD and NEW cannot both be '-' (stdin)")
@@ -63,6 +67,8 @@ def compare(
                 change = diff_package(old_pkg, new_pkg, semantics=semantics)
                 if change is not None:
                     found.append(change)
+                if observe is not None:
+                    observe(old_pkg, new_pkg, change)
             return Comparison(CatalogDiff(tuple(found)))
 
         from olmcat.writers.fbc import write_directory
@@ -73,6 +79,8 @@ def compare(
                 change = diff_package(old_pkg, new_pkg, semantics=semantics)
                 if change is not None:
                     found.append(change)
+                if observe is not None:
+                    observe(old_pkg, new_pkg, change)
                 kept = delta_package(old_pkg, new_pkg)
                 if kept is not None:
                     yield kept

@@ -366,9 +366,11 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return decode_utf8(read_bytes(path), os.fspath(path))
 
 
-def open_text(path: str | os.PathLike[str], *, newline: str | None = None) -> IO[str]:
+def open_text(
+    path: str | os.PathLike[str], *, newline: str | None = None, errors: str = "strict"
+) -> IO[str]:
     """A UTF-8 text stream of a file under the input policy (for files read in chunks)."""
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline=newline)
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline=newline, errors=errors)
 
 
 def read_stream_text(stream: IO[str] | None, where: str) -> str:

@@ -27,8 +27,8 @@ __all__ = [
     "MigrateLevel",
     "OpmRelease",
     "as_release",
+    "behaviour",
     "check_migrate_level",
-    "introduced",
     "opm_release",
 ]
 
@@ -107,12 +107,10 @@ class OpmRelease:
         """True when this release is ``tag`` or newer."""
         return self >= _parse_tag(tag)
 
-    def has(self, behaviour: str) -> bool:
-        """True when ``behaviour`` (a name in :data:`BEHAVIOURS`) is in force at this release."""
-        try:
-            found = _BY_NAME[behaviour]
-        except KeyError:
-            raise KeyError(f"unknown opm behaviour {behaviour!r}") from None
+    def has(self, name: str) -> bool:
+        """True when the behaviour ``name`` (a row of :data:`BEHAVIOURS`) is in force at this
+        release."""
+        found = behaviour(name)
         return self.at_least(found.since) and (
             found.until is None or not self.at_least(found.until)
         )
@@ -142,8 +140,18 @@ RELEASES: tuple[OpmRelease, ...] = tuple(_parse_tag(t) for t in _TAGS)
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 
-# Sorted by release, then name (h23-render's render/validate rows merge into the same order).
 BEHAVIOURS: tuple[Behaviour, ...] = (
+    # Sorted by the release that introduced each behaviour, then by name.
+    Behaviour(
+        "encoding-html-escape-replacement",
+        "v1.26.5",
+        "fd099516ef679bd14d53212f40b4dae8f61ca8b7",
+        "every catalog document's JSON text has \\u003c, \\u003e and \\u0026 replaced by <, > "
+        "and & before it is parsed (byte for byte, whatever precedes them): a string holding "
+        "those six characters as text (a JSON example inside an annotation, written with an "
+        "escaped backslash) becomes an invalid \\< escape and the catalog is refused",
+        until="v1.28.0",
+    ),
     Behaviour(
         "template-semver-channel-preference",
         "v1.27.1",
@@ -178,6 +186,15 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         until="v1.46.0",
     ),
     Behaviour(
+        "render-objects-sorted",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "a rendered bundle's olm.bundle.object properties are sorted with the other properties "
+        "by their value text (the base64 of each manifest), then moved to the end, instead of "
+        "following the manifests' file names; an olm.bundle.object or olm.csv.metadata from "
+        "properties.yaml moves to the end with them",
+    ),
+    Behaviour(
         "render-sqlite-csv-metadata-by-default",
         "v1.28.0",
         "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
@@ -187,12 +204,41 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         until="v1.46.0",
     ),
     Behaviour(
+        "validate-blob-generic-decode",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "every blob is decoded into a generic map before its schema is read (Meta.UnmarshalJSON): "
+        "top-level keys differing only in case are refused, a number beyond float64's range "
+        "anywhere in a blob is refused, and the 'properties' of blobs of other schemas are no "
+        "longer parsed",
+    ),
+    Behaviour(
+        "validate-csv-metadata-parsed",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "olm.csv.metadata properties are decoded into their Go type, so a field of the wrong type "
+        "is refused",
+    ),
+    Behaviour(
+        "validate-bundle-object-ref-dropped",
+        "v1.30.0",
+        "5e3fa99bfd024d4c73a29456e68f1cb9bc4e4504",
+        "an olm.bundle.object 'ref' (a file beside the catalog file) is no longer read: no "
+        "refusal for a missing file or for 'ref' beside 'data'",
+    ),
+    Behaviour(
         "encoding-deprecations-typed",
         "v1.32.0",
         "f2285a21a7a48d8fe584e916875405e5d48e9149",
         "olm.deprecations blobs are decoded into declcfg.Deprecation (unknown fields dropped, "
         "fields in struct order) and written after the other blobs of their package (before: "
         "an unknown schema, passed through)",
+    ),
+    Behaviour(
+        "validate-deprecations",
+        "v1.32.0",
+        "f7c6429a51fcfd3c27f1e340a81c622c8429b716",
+        "olm.deprecations blobs are read and checked (package, references, messages)",
     ),
     Behaviour(
         "template-semver-channel-scoped-links",
@@ -219,7 +265,14 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "773f39dc602a802aa94b4378523eeaef86025885",
         "opm is built with Go 1.22 or newer: JSON strings write U+0008 and U+000C as \\b and "
         "\\f (before: \\u0008, \\u000c), and sort.Slice orders equal keys of more than 12 "
-        "elements differently (olmcat always writes the Go 1.22 form: see the Deviations table)",
+        "elements differently (render and render-template follow each release; migrations and "
+        "add write the Go 1.22 form: see the Deviations table)",
+    ),
+    Behaviour(
+        "validate-package-name-dns1123",
+        "v1.41.0",
+        "6bb0a3e9d60393e61992c0654bc663341c652ba0",
+        "package names must be DNS-1123 labels",
     ),
     Behaviour(
         "encoding-bundle-name-omitempty",
@@ -244,6 +297,27 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "olm.bundle.object properties by one olm.csv.metadata property, last",
     ),
     Behaviour(
+        "validate-unique-bundle-versions",
+        "v1.47.0",
+        "c5512c7091fa83be66a668ac24c559bc620ac2eb",
+        "two bundles of one package may not have the same version",
+    ),
+    Behaviour(
+        "encoding-json-then-yaml",
+        "v1.56.0",
+        "53ad34f192cbe5265755ef825c18b0005bfba1a6",
+        "Kubernetes 1.33's YAMLOrJSONDecoder: a file that starts with '{' but whose first or "
+        "second document is no JSON is read on from that document as YAML (a YAML flow mapping, "
+        "a JSON object followed by YAML documents); before, the file was refused",
+    ),
+    Behaviour(
+        "validate-replaces-chain-stops-at-skipped",
+        "v1.58.0",
+        "3f87beaf715423db3ee5de39e4c5307402a347ef",
+        "the replaces chain stops at an entry another entry skips: entries reached only through "
+        "it are stranded, and cycles beyond it are no longer seen",
+    ),
+    Behaviour(
         "render-csv-release-field",
         "v1.62.0",
         "4fdcf1a0212ffaefd04c1756ab4ffdbb935f0681",
@@ -252,11 +326,53 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         '"" included) makes building olm.csv.metadata fail',
     ),
     Behaviour(
+        "render-package-release",
+        "v1.62.0",
+        "6212dc2a245d99e0e828454186f3ab4046d2741f",
+        "a rendered bundle's olm.package property carries the CSV's spec.release as "
+        '"release" (a string; anything else fails the render), and an olm.package property '
+        'from properties.yaml keeps its "release"',
+    ),
+    Behaviour(
+        "render-release-from-build-metadata",
+        "v1.62.0",
+        "6212dc2a245d99e0e828454186f3ab4046d2741f",
+        "a CSV with the olm.substitutesFor annotation and no spec.release has its version split "
+        'at "+": the build metadata becomes the olm.package release (no "+" fails the render)',
+        until="v1.67.0",
+    ),
+    Behaviour(
+        "render-numeric-release",
+        "v1.64.0",
+        "f410a396abe01dbe6a46b6d90d34bdd844306388",
+        "a numeric spec.release is accepted: whole numbers are written as integers, others as "
+        "Go's %g; any other type fails the render",
+    ),
+    Behaviour(
+        "validate-image-references",
+        "v1.64.0",
+        "81aee76714444d98e39a56dcc9229a633ca4b36f",
+        "bundle images and related images must be valid pull specs",
+    ),
+    Behaviour(
         "template-semver-package-metadata",
         "v1.65.0",
         "2095729b2418de4c548c6e1aefd824b80f5842f6",
         "semver templates copy the description and the first icon of the default channel "
         "head's CSV to the olm.package blob",
+    ),
+    Behaviour(
+        "validate-bundle-release",
+        "v1.68.0",
+        "e514cfd6afaa5db6508ac94a999a56c8d698dc12",
+        "bundle releases are parsed and checked: valid release, names normalized from version "
+        "and release, no build metadata beside a release",
+    ),
+    Behaviour(
+        "validate-skip-range",
+        "v1.69.0",
+        "1ead90f34cdafbacb0e3208639250824c9aa8821",
+        "skipRange must parse as a blang/semver range",
     ),
 )
 
@@ -282,12 +398,13 @@ def as_release(value: OpmRelease | str) -> OpmRelease:
     return value if isinstance(value, OpmRelease) else opm_release(value)
 
 
-def introduced(behaviour: str) -> str:
-    """The tag of the first release that has ``behaviour`` (for messages)."""
+def behaviour(name: str) -> Behaviour:
+    """The row of :data:`BEHAVIOURS` called ``name`` (its ``since`` names the release that
+    introduced it, for messages); KeyError when there is none."""
     try:
-        return _BY_NAME[behaviour].since
+        return _BY_NAME[name]
     except KeyError:
-        raise KeyError(f"unknown opm behaviour {behaviour!r}") from None
+        raise KeyError(f"unknown opm behaviour {name!r}") from None
 
 
 # -- migration levels (opm's --migrate-level, since v1.46.0) -------------------------------------
@@ -305,9 +422,10 @@ def check_migrate_level(level: str, release: OpmRelease) -> MigrateLevel:
     if level != MIGRATE_TO_CSV_METADATA:
         raise UsageError(f"unknown migration level {level!r}: one of {', '.join(MIGRATE_LEVELS)}")
     if not release.has("render-migrate-level"):
-        since = introduced("render-migrate-level")
+        since = behaviour("render-migrate-level").since
         raise UsageError(
             f"--migrate-level {level}: opm {release.tag} has no migration levels; they came "
-            f"with opm {since} (use --opm-version {since.removeprefix('v')} or later)"
+            f"with opm {since} (use --opm-version {since.removeprefix('v')} or later, or leave "
+            "--migrate-level out)"
         )
     return MIGRATE_TO_CSV_METADATA

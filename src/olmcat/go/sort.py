@@ -13,13 +13,26 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
+GO122_SHIFTS: tuple[int, int, int] = (13, 7, 17)
+"""The xorshift shifts of pdqsort's pattern breaking from Go 1.22 on."""
+GO119_SHIFTS: tuple[int, int, int] = (13, 17, 5)
+"""The shifts of Go 1.19 to 1.21 (opm v1.26.5 to v1.40.0 were built with those)."""
+
+
+def sort_slice(
+    items: list[T],
+    less: Callable[[T, T], bool],
+    *,
+    shifts: tuple[int, int, int] | None = None,
+) -> None:
     """Sort in place exactly as Go's ``sort.Slice`` does (pdqsort, Go 1.19 and later).
 
     Go's sort is not stable: past 12 elements, equal keys come out in an order only this
     algorithm reproduces (opm sorts related images by image alone, and a CSV may list one image
-    under several names).
+    under several names). ``shifts``: the pattern-breaking xorshift of the Go release that built
+    the opm being imitated (default :data:`GO122_SHIFTS`).
     """
+    first, second, third = shifts or GO122_SHIFTS
 
     def lt(i: int, j: int) -> bool:
         return less(items[i], items[j])
@@ -61,10 +74,10 @@ def sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
         state, mask = length, (1 << 64) - 1
         modulus = 1 << length.bit_length()
         for idx in range(a + (length // 4) * 2 - 1, a + (length // 4) * 2 + 2):
-            # xorshift64 with the constants of current Go (Go 1.19-1.21 used 13/17/5)
-            state ^= (state << 13) & mask
-            state ^= state >> 7
-            state ^= (state << 17) & mask
+            # xorshift64: left, right, left (Go 1.22+: 13/7/17, Go 1.19-1.21: 13/17/5)
+            state ^= (state << first) & mask
+            state ^= state >> second
+            state ^= (state << third) & mask
             other = state & (modulus - 1)
             if other >= length:
                 other -= length

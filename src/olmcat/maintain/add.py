@@ -27,7 +27,7 @@ from pathlib import Path
 
 from olmcat.errors import InputError, ValidationError
 from olmcat.files import safe
-from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease, check_migrate_level
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease, as_release, check_migrate_level
 from olmcat.maintain.rewrite import MaintainResult, rewrite
 from olmcat.model import Bundle, Package, PackageCatalog, manifests
 from olmcat.model.csvmetadata import as_rendered_by
@@ -214,7 +214,7 @@ def add_bundles(
     in_place: bool = False,
     output: OutputFormat = "json",
     migrate_level: MigrateLevel = "none",
-    release: OpmRelease = NEWEST,
+    release: OpmRelease | str = NEWEST,
     notify: NoticeSink = discard,
 ) -> MaintainResult:
     """Add the bundles of ``sources`` (see :func:`load_new_bundle`) to ``catalog`` in ``mode``.
@@ -224,13 +224,14 @@ def add_bundles(
         raise InputError(f"unknown mode {mode!r}: one of {', '.join(ADD_MODES)}")
     if not sources:
         raise InputError("name at least one bundle to add")
+    release = as_release(release)
     check_migrate_level(migrate_level, release)
     log = NoticeLog(forward=notify)
     per_package: dict[str, list[NewBundle]] = defaultdict(list)
     for text in sources:
         item = load_new_bundle(text, image_ref_template=image_ref_template, notify=log)
         # Added to an index database and migrated by opm: the database's rendering rules.
-        rendered = as_rendered_by(item.bundle, release, migrate_level, log, from_sqlite=True)
+        rendered = as_rendered_by(item.bundle, release, migrate_level, log, form="sqlite")
         per_package[item.node.package].append(replace(item, bundle=rendered))
     added: dict[str, list[str]] = {}
 

@@ -54,7 +54,7 @@ def apply_migrate_level(
         return
     for pkg in packages:
         bundles = tuple(
-            as_rendered_by(b, release, level, notify, from_sqlite=True) for b in pkg.bundles
+            as_rendered_by(b, release, level, notify, form="sqlite") for b in pkg.bundles
         )
         if any(a is not b for a, b in zip(bundles, pkg.bundles, strict=True)):
             pkg = dataclasses.replace(pkg, bundles=bundles)
@@ -104,7 +104,7 @@ def migrate_sqlite(
     *,
     output: fbc.OutputFormat = "json",
     migrate_level: MigrateLevel = "none",
-    release: OpmRelease = NEWEST,
+    release: OpmRelease | str = NEWEST,
     notify: NoticeSink = discard,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
@@ -114,9 +114,10 @@ def migrate_sqlite(
     catalog, never touching the database. Everything left out, rewritten or doubted goes to
     ``notify`` (and into ``MigrateResult.notices``). ``release``: the opm whose ``opm migrate``
     output to write (its olm.csv.metadata rules and migration levels)."""
-    from olmcat.go.opm import check_migrate_level
+    from olmcat.go.opm import as_release, check_migrate_level
     from olmcat.readers.catalog import open_catalog
 
+    release = as_release(release)
     check_migrate_level(migrate_level, release)
 
     kept: list[Notice] = []
@@ -151,7 +152,7 @@ def migrate_pkgman(
     mode: Mode | None = None,
     package_modes: Mapping[str, Mode] | None = None,
     migrate_level: MigrateLevel = "none",
-    release: OpmRelease = NEWEST,
+    release: OpmRelease | str = NEWEST,
 ) -> MigrateResult:
     """Migrate package-manifest and bundle-format directories to a file-based catalog.
 
@@ -162,9 +163,10 @@ def migrate_pkgman(
     ``package_modes[package]``, else ``mode``, else the mode their ``ci.yaml`` names (see
     :mod:`olmcat.readers.bundledir`). ``release`` and ``migrate_level``: as for
     :func:`migrate_sqlite` (the ``opm migrate`` step of the pipeline)."""
-    from olmcat.go.opm import check_migrate_level
+    from olmcat.go.opm import as_release, check_migrate_level
     from olmcat.readers.directory import DirectoryCatalog
 
+    release = as_release(release)
     check_migrate_level(migrate_level, release)
 
     kept: list[Notice] = []

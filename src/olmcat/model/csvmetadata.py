@@ -20,9 +20,9 @@ import json
 import json.decoder
 import json.scanner
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from olmcat.errors import InputError
 from olmcat.go.json import compact, go_float, go_string
@@ -38,11 +38,14 @@ from olmcat.model.property import (
 from olmcat.notices import Notice, NoticeSink, discard
 
 __all__ = [
+    "BundleForm",
     "as_rendered_by",
     "bundle_objects_to_csv_metadata",
     "csv_metadata",
+    "csv_metadata_default_notice",
     "default_csv_metadata",
     "migrate_bundle",
+    "rendered_manifests",
 ]
 
 CSV_KIND: Final = "ClusterServiceVersion"
@@ -963,16 +966,39 @@ def _is_csv_object(prop: Property) -> Any:
     return obj if isinstance(obj, dict) and obj.get("kind") == CSV_KIND else None
 
 
+def rendered_manifests(
+    objects: Sequence[Property], release: OpmRelease, image: str
+) -> list[Property]:
+    """A rendered bundle's manifests (one ``olm.bundle.object`` each, as opm renders them
+    today) as opm ``release`` writes them: from v1.28.0 to v1.45 a bundle with an image keeps
+    only its CSV, as one ``olm.csv.metadata`` (the object itself where Go cannot decode the CSV);
+    otherwise they are unchanged. The one implementation of ``render-csv-metadata-by-default``:
+    :func:`olmcat.readers.bundlerender.render` and :func:`default_csv_metadata` call it."""
+    if not image or not release.has("render-csv-metadata-by-default"):
+        return list(objects)
+    rendered: list[Property] = []
+    for prop in objects:
+        csv = _is_csv_object(prop)
+        if csv is None:
+            continue
+        try:
+            rendered.append(
+                csv_metadata(csv, release_field=release.has("render-csv-release-field"))
+            )
+        except InputError:
+            rendered.append(prop)
+    return rendered
+
+
 def default_csv_metadata(
     bundle: Bundle, release: OpmRelease, *, from_sqlite: bool = False
 ) -> Bundle:
     """The bundle as opm ``release`` renders it when it writes ``olm.csv.metadata`` by default
     (v1.28.0 to v1.45): unchanged for other releases and for bundles without an image.
 
-    A rendered bundle (image or directory): its CSV object becomes one ``olm.csv.metadata``
-    (the object stays when the CSV does not decode) and every other object is dropped. A bundle
-    of an SQLite database (``from_sqlite``): all objects give way to one ``olm.csv.metadata``
-    when the CSV decodes, else all stay."""
+    A rendered bundle (image or directory): :func:`rendered_manifests` of its objects, last. A
+    bundle of an SQLite database (``from_sqlite``): all objects give way to one
+    ``olm.csv.metadata`` when the CSV decodes, else all stay."""
     flavour = (
         "render-sqlite-csv-metadata-by-default" if from_sqlite else "render-csv-metadata-by-default"
     )
@@ -987,20 +1013,33 @@ def default_csv_metadata(
         if csv is None:
             return bundle
         try:
-            metadata = csv_metadata(csv, release_field=False)
+            metadata = csv_metadata(csv, release_field=release.has("render-csv-release-field"))
         except InputError:
             return bundle
         return dataclasses.replace(bundle, properties=(*kept, metadata))
-    rendered: list[Property] = []
-    for prop in objects:
-        csv = _is_csv_object(prop)
-        if csv is None:
-            continue
-        try:
-            rendered.append(csv_metadata(csv, release_field=False))
-        except InputError:
-            rendered.append(prop)
+    rendered = rendered_manifests(objects, release, bundle.image)
     return dataclasses.replace(bundle, properties=(*kept, *rendered))
+
+
+def csv_metadata_default_notice(package: str, bundle: str, release: OpmRelease) -> Notice:
+    """The info notice for a bundle whose objects gave way to ``olm.csv.metadata`` because
+    ``release`` renders bundles with an image so (v1.28.0 to v1.45)."""
+    return Notice(
+        "render.csv-metadata-default",
+        f"package {package!r}: bundle {bundle!r}: olm.csv.metadata in place of "
+        f"olm.bundle.object properties, as opm {release.tag} renders bundles with an image",
+        "info",
+        package=package,
+        bundle=bundle,
+    )
+
+
+BundleForm = Literal["current", "sqlite", "release"]
+"""What a bundle handed to :func:`as_rendered_by` already is: ``current`` — rendered as opm
+renders it today, one ``olm.bundle.object`` per manifest (a catalog's blob, the bundle an index
+build stores); ``sqlite`` — a bundle of an SQLite database (``opm migrate``, ``opm render DB``,
+``add``); ``release`` — rendered by that very release already (``olmcat render``, a template's
+bundle image): only the migrations are left to do."""
 
 
 def as_rendered_by(
@@ -1009,24 +1048,17 @@ def as_rendered_by(
     level: MigrateLevel = "none",
     notify: NoticeSink = discard,
     *,
-    from_sqlite: bool = False,
+    form: BundleForm = "current",
 ) -> Bundle:
-    """``bundle`` (rendered as opm renders it today: one ``olm.bundle.object`` per manifest) as
-    opm ``release`` writes it: ``olm.csv.metadata`` by default in v1.28.0-v1.45, then the
-    migrations up to ``level``. Each rewrite is an info notice."""
-    out = default_csv_metadata(bundle, release, from_sqlite=from_sqlite)
-    if out is not bundle:
-        notify(
-            Notice(
-                "render.csv-metadata-default",
-                f"package {bundle.package!r}: bundle {bundle.name!r}: olm.csv.metadata in "
-                f"place of olm.bundle.object properties, as opm {release.tag} renders bundles "
-                "with an image",
-                "info",
-                package=bundle.package,
-                bundle=bundle.name,
-            )
-        )
+    """``bundle`` (in ``form``) as opm ``release`` writes it: ``olm.csv.metadata`` by default in
+    v1.28.0-v1.45 (:func:`default_csv_metadata`), then the migrations up to ``level``
+    (:func:`migrate_bundle`). The one implementation behind ``--opm-version`` and
+    ``--migrate-level`` for bundle blobs, whatever the command. Each rewrite is an info notice."""
+    out = bundle
+    if form != "release":
+        out = default_csv_metadata(bundle, release, from_sqlite=form == "sqlite")
+        if out is not bundle:
+            notify(csv_metadata_default_notice(bundle.package, bundle.name, release))
     migrated = migrate_bundle(out, level, release)
     if migrated is not out:
         notify(

@@ -69,8 +69,10 @@ def build(type_: str, fields: list[tuple[str, str]]) -> Property:
     return Property(type_, "{" + body + "}")
 
 
-def package(name: str, version: str) -> Property:
-    return build(TYPE_PACKAGE, [("packageName", name), ("version", version)])
+def package(name: str, version: str, release: str = "") -> Property:
+    """``olm.package``; ``release`` (opm v1.62 and later) is left out when empty."""
+    fields = [("packageName", name), ("version", version)]
+    return build(TYPE_PACKAGE, [*fields, ("release", release)] if release else fields)
 
 
 def package_required(name: str, version_range: str) -> Property:

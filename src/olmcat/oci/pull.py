@@ -25,7 +25,7 @@ import json
 import os
 import shutil
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, cast
@@ -50,6 +50,7 @@ from olmcat.oci.media import (
     parse_json_object,
     parse_platform,
 )
+from olmcat.oci.reference import ImageReference
 from olmcat.oci.registry import Manifest, Registry, RegistryOptions, RegistryPool, current_options
 from olmcat.oci.transport import ImageLocation, parse_location
 
@@ -57,6 +58,7 @@ __all__ = [
     "PulledImage",
     "extract_image_catalog",
     "open_layer",
+    "pulled_layout",
     "resolve_image",
 ]
 
@@ -288,6 +290,33 @@ def _scratch_layout(image: PulledImage, layers: tuple[Descriptor, ...]) -> Path:
     (root / "index.json").write_text(json.dumps(index))
     (root / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
     return root
+
+
+@contextlib.contextmanager
+def pulled_layout(
+    reference: ImageReference,
+    *,
+    platform: str | None = None,
+    options: RegistryOptions | None = None,
+    check: Callable[[PulledImage], None] | None = None,
+) -> Iterator[Path]:
+    """Pull the image ``reference`` names through the blob cache and yield a scratch OCI layout
+    of it (hardlinks into the cache; :func:`olmcat.oci.archive.open_image` reads it). ``check``
+    sees the resolved manifest and config (labels) before any layer is fetched, so an image of
+    the wrong kind is refused without downloading it. The layout is removed on exit."""
+    repository = (
+        f"{reference.namespace}/{reference.name}" if reference.namespace else reference.name
+    )
+    with RegistryPool(options or current_options()) as pool:
+        registry = pool.get(reference.registry)
+        image = resolve_image(registry, repository, reference.digest or reference.tag, platform)
+        if check is not None:
+            check(image)
+        scratch = _scratch_layout(image, image.layers)
+        try:
+            yield scratch
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def extract_image_catalog(

@@ -300,6 +300,36 @@ def write_dot(graph: PackageGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
+def selected_graphs(
+    packages: Iterable[PackageCatalog],
+    *,
+    package: str | None = None,
+    minimum_edge: str | None = None,
+) -> Iterator[PackageGraph]:
+    """The graphs of ``packages`` (one at a time), limited to ``package``, and to entries of at
+    least ``minimum_edge``'s version in that bundle's package. Raises :class:`InputError` when
+    either names nothing (after the last graph)."""
+    ids = _Ids()
+    found = False
+    for pkg in packages:
+        if package is not None and pkg.name != package:
+            continue
+        minimum = None
+        if minimum_edge is not None:
+            minimum = bundle_versions(pkg).get(minimum_edge)
+            if minimum is None:
+                continue
+        found = True
+        graph = package_graph(pkg, ids, minimum)
+        if graph is not None:
+            yield graph
+    if minimum_edge is not None and not found:
+        where = f" in package {package!r}" if package is not None else ""
+        raise InputError(f"unknown minimum edge {minimum_edge!r}: no bundle of that name{where}")
+    if package is not None and not found:
+        raise InputError(f"no package {package!r} in the catalog")
+
+
 def render(
     packages: Iterable[PackageCatalog],
     *,
@@ -312,30 +342,14 @@ def render(
     ``package`` limits the output to one package; ``minimum_edge`` names a bundle whose version is
     the floor (its package only). Raises :class:`InputError` when either names nothing.
     """
-    ids = _Ids()
     header, footer = (_MERMAID_HEADER, "") if format == "mermaid" else (_DOT_HEADER, "}\n")
     writer = write_mermaid if format == "mermaid" else write_dot
-    started = found = False
-    for pkg in packages:
-        if package is not None and pkg.name != package:
-            continue
-        minimum = None
-        if minimum_edge is not None:
-            minimum = bundle_versions(pkg).get(minimum_edge)
-            if minimum is None:
-                continue
-        found = True
-        graph = package_graph(pkg, ids, minimum)
-        if graph is not None:
-            if not started:  # the header waits, so that a failed filter prints nothing
-                started = True
-                yield header
-            yield writer(graph)
-    if minimum_edge is not None and not found:
-        where = f" in package {package!r}" if package is not None else ""
-        raise InputError(f"unknown minimum edge {minimum_edge!r}: no bundle of that name{where}")
-    if package is not None and not found:
-        raise InputError(f"no package {package!r} in the catalog")
+    started = False
+    for graph in selected_graphs(packages, package=package, minimum_edge=minimum_edge):
+        if not started:  # the header waits, so that a failed filter prints nothing
+            started = True
+            yield header
+        yield writer(graph)
     if not started:
         yield header
     yield footer

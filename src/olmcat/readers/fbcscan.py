@@ -24,8 +24,13 @@ caller reads it back (:meth:`FbcScan.load`).
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import io
 import json
+import math
 import pickle
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -42,6 +47,7 @@ from olmcat.files import json as jsonio
 from olmcat.files import safe
 from olmcat.files.yaml import load_positioned
 from olmcat.go import json as gojson
+from olmcat.go.opm import behaviour as opm_behaviour
 from olmcat.model import SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE
 
 __all__ = [
@@ -58,6 +64,9 @@ __all__ = [
 ]
 
 IGNORE_FILE = ".indexignore"
+# Problems only some opm releases have (each names the rule that says which); the reader, which
+# reads as the newest release does, goes on.
+RELEASE_KINDS = frozenset({"html-escape", "huge-number", "json-then-yaml"})
 KNOWN_SCHEMAS = (SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS)
 # The extensions a catalog file is expected to have; other files are still loaded (as opm does),
 # but a problem in one is reported as a stray file, with advice to ignore it.
@@ -98,7 +107,8 @@ class ScanProblem:
 
     ``kind`` names the rule: ``stray-file``, ``read``, ``parse``, ``empty-document``, ``blob``,
     ``schema``, ``field-type``, ``required-field``, ``duplicate``. For a duplicate, ``first`` is
-    where the blob was first defined.
+    where the blob was first defined. The kinds in :data:`RELEASE_KINDS` are refusals of some
+    opm releases only (the reader, which follows the newest, goes on).
     """
 
     kind: str
@@ -108,6 +118,9 @@ class ScanProblem:
     package: str = ""
     name: str = ""
     first: Position | None = None
+    until: str = ""
+    """For a problem only some releases have: the first release that reads the document
+    differently, so that no longer refuses it ("" when the rule's own releases decide)."""
 
 
 def json_type(value: Any) -> str:
@@ -173,18 +186,51 @@ class DocumentError(Exception):
         self.column = column
 
 
-def documents(fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
+class NotUtf8(DocumentError):
+    """A YAML document holds bytes that are not UTF-8 (opm's YAML reader refuses them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentText:
+    """What :func:`documents` tells an ``inspect`` callback about each document: where it
+    starts, its text (JSON: exactly as written), which decoder read it, its index in the file,
+    and for the YAML documents of a file that began as JSON, that it did."""
+
+    line: int
+    column: int
+    text: str
+    json: bool
+    index: int
+    after_json: bool = False
+    huge: str | None = None
+    """A number of the (JSON) document beyond float64's range, as written."""
+
+
+Inspect = Callable[[DocumentText, Any], None]
+
+# Invalid UTF-8 bytes read with errors="surrogateescape".
+_BAD_BYTES = re.compile("[\udc80-\udcff]")
+
+
+def documents(
+    fh: IO[str], *, inspect: Inspect | None = None, json_then_yaml: bool = False
+) -> Iterator[tuple[int, int, Any]]:
     """(line, column, value) of every document of a catalog file, as opm's decoder sees it.
 
     A first non-blank character ``{`` makes the file a JSON stream, anything else YAML. Raises
     :class:`DocumentError` at the first document that does not parse (documents before it have
-    been yielded); an empty YAML document yields ``None`` as its value.
+    been yielded); an empty YAML document yields ``None`` as its value. ``inspect`` sees each
+    document's text and value before it is yielded.
+
+    ``json_then_yaml``: as Kubernetes' decoder from 1.33 (opm v1.56.0): when the first or the
+    second document of a JSON stream does not parse, the rest of the file (after blanks up to
+    the first newline) is read as YAML; if that fails too, the JSON error stands.
     """
     head = fh.read(_CHUNK)
     if head.lstrip().startswith("{"):
-        yield from _json_stream(head, fh)
+        yield from _json_stream(head, fh, inspect, json_then_yaml)
     else:
-        yield from _yaml_stream(head, fh)
+        yield from _yaml_stream(head, fh, inspect=inspect)
 
 
 class _Cursor:
@@ -209,12 +255,31 @@ class _Cursor:
         self.index = 0
 
 
-def _json_stream(buffer: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
+def _json_stream(
+    buffer: str, fh: IO[str], inspect: Inspect | None = None, json_then_yaml: bool = False
+) -> Iterator[tuple[int, int, Any]]:
     """Concatenated JSON values read in chunks, each with its 1-based line and column."""
-    decoder = json.JSONDecoder(parse_float=gojson.RawNumber)
+    huge: list[str] = []  # numbers beyond float64 in the document being decoded (inspect only)
+    if inspect is None:
+        decoder = json.JSONDecoder(parse_float=gojson.RawNumber)
+    else:
+
+        def parse_float(text: str) -> gojson.RawNumber:
+            if not huge and _beyond_float64(text):
+                huge.append(text)
+            return gojson.RawNumber(text)
+
+        def parse_int(text: str) -> int:
+            if len(text) > 308 and not huge and _beyond_float64(text):
+                huge.append(text)
+            return int(text)
+
+        decoder = json.JSONDecoder(parse_float=parse_float, parse_int=parse_int)
     cursor = _Cursor()
     index, eof, chunk = 0, False, _CHUNK
+    count = 0
     while True:
+        huge.clear()
         while index < len(buffer) and buffer[index] in " \t\r\n":
             index += 1
         if index >= len(buffer):
@@ -228,8 +293,16 @@ def _json_stream(buffer: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
             value, end = decoder.raw_decode(buffer, index)
         except json.JSONDecodeError as exc:
             if eof:
+                start_line, start_column = cursor.at(buffer, index)
                 line, column = cursor.at(buffer, exc.pos)
-                raise DocumentError(f"not valid JSON: {exc.msg}", line, column) from None
+                error = DocumentError(f"not valid JSON: {exc.msg}", line, column)
+                if json_then_yaml and count <= 1:
+                    rest = _after_blanks(buffer[index:])
+                    skipped = buffer[index:].count("\n", 0, len(buffer) - index - len(rest))
+                    first = start_line + skipped
+                    yield from _yaml_after_json(rest, first, start_column, error, inspect, count)
+                    return
+                raise error from None
             more = fh.read(chunk)
             chunk *= 2  # grow geometrically: a huge document is re-parsed O(log n) times
             eof = not more
@@ -243,8 +316,132 @@ def _json_stream(buffer: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
         limit = safe.limits().max_depth
         if jsonio.depth(value, limit) > limit:
             raise DocumentError(_bounded_json_problem(RecursionError()), line, column)
+        if inspect is not None:
+            raw = buffer[index:end]
+            if not raw.isascii() and _BAD_BYTES.search(raw):
+                value = _replace_bad_bytes(value)  # Go reads each invalid byte as U+FFFD
+            inspect(
+                DocumentText(line, column, raw, True, count, huge=huge[0] if huge else None), value
+            )
+        count += 1
         yield line, column, value
         index = end
+
+
+def _replace_bad_bytes(value: Any) -> Any:
+    if isinstance(value, str):
+        return _BAD_BYTES.sub("\ufffd", value) if _BAD_BYTES.search(value) else value
+    if isinstance(value, dict):
+        return {_replace_bad_bytes(k): _replace_bad_bytes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_bad_bytes(v) for v in value]
+    return value
+
+
+# -- what some releases read differently ---------------------------------------------------------
+
+# A \u003c, \u003e or \u0026 whose backslash is itself escaped (an even run of backslashes
+# before "u00..."): replacing the six characters leaves "\<", an invalid escape.
+_ESCAPED_HTML_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)+u00(?:3c|3e|26)")
+_HTML_ESCAPE_TEXT = ("\\u003c", "\\u003e", "\\u0026")
+_HTML_NAMES = {"\\u003c": "&lt;", "\\u003e": "&gt;", "\\u0026": "&amp;"}
+JSON_THEN_YAML_SINCE = opm_behaviour("encoding-json-then-yaml").since
+
+
+def escaped_html_escape(text: DocumentText, value: Any) -> str | None:
+    """The text opm v1.26/v1.27 breaks by replacing ``\\u003c`` / ``\\u003e`` / ``\\u0026``
+    in the document's JSON before parsing it, or None. JSON documents are judged on their own
+    text; YAML documents on their strings (opm sees them as json.Marshal writes them, with every
+    backslash doubled)."""
+    if text.json:
+        if "u00" not in text.text:
+            return None
+        found = _ESCAPED_HTML_ESCAPE.search(text.text)
+        return "\\" + found.group(0)[-5:] if found else None
+    if "\\" not in text.text:
+        return None
+    return _html_escape_in_strings(value)
+
+
+def _html_escape_in_strings(value: Any) -> str | None:
+    if isinstance(value, str):
+        for escape in _HTML_ESCAPE_TEXT:
+            if escape in value:
+                return escape
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _html_escape_in_strings(key) or _html_escape_in_strings(item)
+            if found:
+                return found
+        return None
+    if isinstance(value, list):
+        for item in value:
+            found = _html_escape_in_strings(item)
+            if found:
+                return found
+    return None
+
+
+def huge_number(text: DocumentText, value: Any) -> str | None:
+    """A number of a JSON document beyond float64's range (Go's json.Unmarshal into an
+    interface{} refuses it), or None. YAML reads such a number as a string."""
+    return text.huge if text.json else None
+
+
+def _beyond_float64(text: str) -> bool:
+    try:
+        return math.isinf(float(text))
+    except OverflowError:
+        return True
+
+
+def _after_blanks(text: str) -> str:
+    """``consumeWhitespace``: drop white space up to and including the first newline."""
+    for position, char in enumerate(text):
+        if char == "\n":
+            return text[position + 1 :]
+        if not char.isspace():
+            return text[position:]
+    return ""
+
+
+def _yaml_after_json(
+    rest: str,
+    first_line: int,
+    first_column: int,
+    json_error: DocumentError,
+    inspect: Inspect | None,
+    index: int,
+) -> Iterator[tuple[int, int, Any]]:
+    """The rest of a JSON stream read as YAML documents; the JSON error if the first fails."""
+    if not rest.strip():
+        raise json_error
+    lines_before = first_line - 1
+
+    def shifted_inspect(text: DocumentText, value: Any) -> None:
+        if inspect is not None:
+            inspect(dataclasses.replace(text, line=text.line + lines_before), value)
+
+    documents_ = _yaml_stream(
+        rest, io.StringIO(""), inspect=shifted_inspect, first_index=index, after_json=True
+    )
+    try:
+        first = next(documents_)
+    except DocumentError:
+        raise json_error from None
+    except StopIteration:
+        raise json_error from None
+
+    def shifted(found: tuple[int, int, Any]) -> tuple[int, int, Any]:
+        return found[0] + lines_before, found[1], found[2]
+
+    yield shifted(first)
+    try:
+        for found in documents_:
+            yield shifted(found)
+    except DocumentError as exc:
+        raise DocumentError(str(exc), exc.line + lines_before, exc.column) from None
 
 
 def _bounded_json_problem(exc: Exception) -> str:
@@ -275,10 +472,27 @@ def _lines(head: str, fh: IO[str]) -> Iterator[str]:
         pending += more
 
 
-def _yaml_stream(head: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
+def _yaml_stream(
+    head: str,
+    fh: IO[str],
+    *,
+    inspect: Inspect | None = None,
+    first_index: int = 0,
+    after_json: bool = False,
+) -> Iterator[tuple[int, int, Any]]:
     """YAML documents split the way Kubernetes' ``YAMLReader`` splits them."""
     chunk: list[str] = []
     chunk_line = 1
+    index = first_index
+
+    def document(text: str, line: int) -> tuple[int, int, Any]:
+        nonlocal index
+        found = _yaml_document(text, line)
+        if inspect is not None:
+            inspect(DocumentText(found[0], found[1], text, False, index, after_json), found[2])
+        index += 1
+        return found
+
     for number, text in enumerate(_lines(head, fh), 1):
         if text.startswith("---"):
             rest = text[3:].strip()
@@ -290,17 +504,23 @@ def _yaml_stream(head: str, fh: IO[str]) -> Iterator[tuple[int, int, Any]]:
                     1,
                 )
             if chunk:  # the separator ends the document and is dropped
-                yield _yaml_document("".join(chunk), chunk_line)
+                yield document("".join(chunk), chunk_line)
                 chunk = []
                 continue
         if not chunk:
             chunk_line = number
         chunk.append(text)
     if chunk:
-        yield _yaml_document("".join(chunk), chunk_line)
+        yield document("".join(chunk), chunk_line)
 
 
 def _yaml_document(text: str, first_line: int) -> tuple[int, int, Any]:
+    bad = _BAD_BYTES.search(text)
+    if bad is not None:
+        line = first_line + text.count("\n", 0, bad.start())
+        raise NotUtf8("not UTF-8 text", line, 0)
+    if "\\/" in text:
+        _refuse_yaml12_escapes(text, first_line)
     try:
         found = load_positioned(text, where="<document>")
     except InputError as exc:  # over a limit: depth, alias expansion
@@ -318,6 +538,33 @@ def _yaml_document(text: str, first_line: int) -> tuple[int, int, Any]:
         return first_line, 1, None
     line, column, value = found
     return first_line + line, column + 1, value
+
+
+def _refuse_yaml12_escapes(text: str, first_line: int) -> None:
+    """yaml.v2 (every opm release) knows YAML 1.1's escapes only: ``\\/`` in a double-quoted
+    scalar is "found unknown escape character", which libyaml 0.2.5 accepts."""
+    try:
+        tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return  # the loader reports what is wrong
+    for token in tokens:
+        if not isinstance(token, yaml.ScalarToken) or token.style != '"':
+            continue
+        source = text[token.start_mark.index : token.end_mark.index]
+        position = 1
+        while position < len(source) - 1:
+            if source[position] == "\\":
+                if source[position + 1] == "/":
+                    line = first_line + token.start_mark.line + source.count("\n", 0, position)
+                    raise DocumentError(
+                        "not valid YAML: found unknown escape character ('\\/' is YAML 1.2; "
+                        "opm's YAML reader refuses it: write '/')",
+                        line,
+                        0,
+                    )
+                position += 2
+                continue
+            position += 1
 
 
 # -- the scan -------------------------------------------------------------------------------------
@@ -381,6 +628,8 @@ class FbcScan:
 
     def _problem(self, problem: ScanProblem) -> None:
         if self._report is None:
+            if problem.kind in RELEASE_KINDS or problem.kind == "invalid-utf8":
+                return
             raise InputError(f"{problem.position}: {problem.message}")
         self._report(problem)
 
@@ -398,7 +647,10 @@ class FbcScan:
         for file in files:
             shown = self.shown(str(file))
             try:
-                fh = safe.open_text(file, newline="")
+                # Collecting (validate): invalid UTF-8 is kept as surrogate escapes, because
+                # inside a JSON string opm reads it (each byte as U+FFFD); YAML refuses it.
+                errors = "strict" if self._report is None else "surrogateescape"
+                fh = safe.open_text(file, newline="", errors=errors)
             except InputError as exc:  # the input policy: a link out, a FIFO, a size limit
                 message = str(exc).removeprefix(f"{file}: ")
                 self._problem(ScanProblem("read", message, Position(shown)))
@@ -413,11 +665,80 @@ class FbcScan:
 
     def _file(self, path: Path | None, fh: IO[str], shown: str) -> None:
         self.files += 1
+        pending: list[tuple[DocumentText, ScanProblem]] = []
+        last = -1
+
+        def inspect(text: DocumentText, value: Any) -> None:
+            nonlocal last
+            last = text.index
+            self._inspect(text, value, shown, pending)
+
         try:
-            for line, column, value in documents(fh):
+            for line, column, value in documents(
+                fh, inspect=inspect if self._report is not None else None, json_then_yaml=True
+            ):
                 self._blob(path, value, Position(shown, line, column))
+        except NotUtf8 as exc:
+            self._file_problem(path, "read", str(exc), Position(shown, exc.line, exc.column))
         except DocumentError as exc:
             self._file_problem(path, "parse", str(exc), Position(shown, exc.line, exc.column))
+        for text, problem in pending:
+            # From v1.56 a JSON document that fails to load, when it is the first or second
+            # of its file and the last one, is read again as YAML (where the number is text).
+            if text.index == last and text.index <= 1:
+                problem = dataclasses.replace(problem, until=JSON_THEN_YAML_SINCE)
+            self._problem(problem)
+
+    def _inspect(
+        self,
+        text: DocumentText,
+        value: Any,
+        shown: str,
+        pending: list[tuple[DocumentText, ScanProblem]],
+    ) -> None:
+        where = Position(shown, text.line, text.column)
+        if text.after_json and text.index <= 1:
+            self._problem(
+                ScanProblem(
+                    "json-then-yaml",
+                    "the file starts as JSON, but this document is no JSON; opm reads it and the "
+                    "rest of the file as YAML only from v1.56.0 (Kubernetes 1.33's decoder), "
+                    "earlier releases refuse the file",
+                    where,
+                )
+            )
+        if text.json and _BAD_BYTES.search(text.text):
+            self._problem(
+                ScanProblem(
+                    "invalid-utf8",
+                    "a string holds bytes that are not UTF-8; opm reads each such byte as "
+                    "U+FFFD (the replacement character)",
+                    where,
+                )
+            )
+        escape = escaped_html_escape(text, value)
+        if escape is not None:
+            self._problem(
+                ScanProblem(
+                    "html-escape",
+                    f"a string holds the text {escape} (its backslash written as \\\\); opm "
+                    f"v1.26 and v1.27 replace {escape} by {html.unescape(_HTML_NAMES[escape])} "
+                    "in the document's JSON before parsing it, which leaves an invalid "
+                    f"escape: \"invalid character '{html.unescape(_HTML_NAMES[escape])}' in "
+                    'string escape code"',
+                    where,
+                )
+            )
+        number = huge_number(text, value)
+        if number is not None:
+            problem = ScanProblem(
+                "huge-number",
+                f"the number {number[:40]} does not fit a float64; opm from v1.28 decodes "
+                "every blob into generic values and refuses it (json: cannot unmarshal number "
+                "into Go value of type float64)",
+                where,
+            )
+            pending.append((text, problem))
 
     def _file_problem(self, path: Path | None, kind: str, message: str, where: Position) -> None:
         if path is not None and path.suffix.lower() not in CATALOG_EXTENSIONS:

@@ -27,8 +27,8 @@ from olmcat.go.opm import (
     MigrateLevel,
     OpmRelease,
     as_release,
+    behaviour,
     check_migrate_level,
-    introduced,
 )
 from olmcat.model import PackageCatalog
 from olmcat.notices import Notice, NoticeLog, NoticeSink, discard
@@ -413,7 +413,7 @@ def _best_semver(
         raise InputError(
             f"package {pkg.name}: opm {opm.tag} cannot be told to default to major channels "
             "when both kinds are generated (defaultChannelTypePreference came with opm "
-            f"{introduced('template-semver-channel-preference')}); use a later --opm-version "
+            f"{behaviour('template-semver-channel-preference').since}); use a later --opm-version "
             "or another --streams"
         )
     if not any(any(t.bundles.values()) for _, t in candidates):

@@ -117,7 +117,8 @@ def _bundle(
 ) -> Blob:
     fields = bundle_fields(doc, source)
     if fields.is_image_reference():
-        bundle = as_rendered_by(resolver.resolve(fields.image).bundle, opm, migrate_level, notify)
+        resolved = resolver.resolve(fields.image, opm)
+        bundle = as_rendered_by(resolved.bundle, opm, migrate_level, notify, form=resolved.form)
         return Blob("olm.bundle", bundle.package, bundle.name, _rendered_bundle_text(bundle))
     if not inline_bundles:
         raise InputError(

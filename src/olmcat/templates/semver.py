@@ -239,7 +239,9 @@ def render(
     notify: NoticeSink = discard,
 ) -> Config:
     """The catalog of the template (``semver.Template.Render``) as opm ``opm`` renders it."""
-    resolved: dict[str, ResolvedBundle] = {ref: resolver.resolve(ref) for ref in template.images()}
+    resolved: dict[str, ResolvedBundle] = {
+        ref: resolver.resolve(ref, opm) for ref in template.images()
+    }
     if not resolved:
         raise InputError("render: no bundles specified or no bundles could be rendered")
     by_name: dict[str, str] = {}
@@ -309,7 +311,7 @@ def render(
     from olmcat.writers.fbc import bundle_json
 
     for item in resolved.values():
-        bundle = as_rendered_by(item.bundle, opm, migrate_level, notify)
+        bundle = as_rendered_by(item.bundle, opm, migrate_level, notify, form=item.form)
         config.bundles.append(Blob("olm.bundle", bundle.package, bundle.name, bundle_json(bundle)))
     return config
 

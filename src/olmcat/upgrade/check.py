@@ -32,7 +32,7 @@ changed, ``imagesMoved`` lists them (mirrors must follow; not a blocker).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -95,6 +95,7 @@ class OperatorVerdict:
     head: str | None = None
     head_version: str = ""
     stops_at: str | None = None
+    walked: list[str] = field(default_factory=list)  # the route up to stops_at (for pictures)
     suggested_channel: str | None = None
     max_ocp: maxocp.MaxOpenShiftVersion = field(default_factory=maxocp.MaxOpenShiftVersion)
     max_ocp_source: str = ""
@@ -618,6 +619,7 @@ def _walk_channels(
             verdict.notes.append(f"already at the head {head}")
         return None
     verdict.stops_at = walk.end or None
+    verdict.walked = list(names)
     if walk.looped:
         reason = f"{resolver} goes round a cycle at {walk.end}"
     elif not walk.steps:
@@ -672,10 +674,13 @@ def upgrade_check(
     semantics: Semantics = "legacy",
     target_ocp: str | None = None,
     notify: NoticeSink = discard,
+    observe: Callable[[str, PackageCatalog | None, PackageCatalog | None], None] | None = None,
 ) -> UpgradeReport:
     """Check every installed operator against catalogs OLD and NEW (any catalog references).
 
-    Only the inventory's packages are read from each catalog."""
+    Only the inventory's packages are read from each catalog. ``observe`` is called with each
+    inventory package's name and its OLD and NEW versions (None where absent): the HTML report
+    keeps their graphs that way."""
     if semantics not in SEMANTICS:
         raise InputError(f"unknown semantics {semantics!r} (one of {', '.join(SEMANTICS)})")
     started = time.perf_counter()
@@ -684,6 +689,9 @@ def upgrade_check(
     wanted = {item.package for item in items if item.package}
     old_packages = _load(old, wanted, notify, "OLD")
     new_packages = _load(new, wanted, notify, "NEW")
+    if observe is not None:
+        for name in sorted(wanted):
+            observe(name, old_packages.get(name), new_packages.get(name))
     verdicts = [
         check_operator(
             item,

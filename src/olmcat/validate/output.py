@@ -50,18 +50,24 @@ def _uri(path: str) -> tuple[str, str | None]:
 
 
 def _rule_descriptor(rule: Rule, rules: RuleSet) -> dict[str, Any]:
-    opm = ", ".join(rule.opm) if rule.opm else "none"
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.summary.split(". ")[0].rstrip(".") + "."},
         "fullDescription": {"text": rule.summary},
-        "help": {"text": f"Fix: {rule.fix}. Enforced by opm: {opm}. opm says: {rule.opm_says}"},
+        "help": {
+            "text": f"Fix: {rule.fix}. Enforced by opm {rule.releases}. opm says: {rule.opm_says}"
+        },
         "defaultConfiguration": {
             "level": rule.severity(rules.compat),
             "enabled": rules.is_on(rule.id),
         },
-        "properties": {"opm": list(rule.opm), "since": rule.since},
+        "properties": {
+            "opm": list(rule.opm),
+            "releases": rule.releases,
+            "since": rule.since,
+            "until": rule.until,
+        },
     }
 
 
@@ -147,7 +153,7 @@ def rules_table(rules: RuleSet) -> str:
     lines = []
     for rule in RULES:
         state = "on" if rules.is_on(rule.id) else "off"
-        opm = ",".join(rule.opm) or "-"
+        opm = rule.releases
         lines.append(
             f"{rule.id:<14} {rule.name:<32} {rule.severity(rules.compat):<8} {state:<4} {opm}"
         )

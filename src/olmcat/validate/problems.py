@@ -111,15 +111,21 @@ class Findings:
         package: str = "",
         channel: str = "",
         bundle: str = "",
+        until: str = "",
     ) -> None:
+        """``until``: a release from which this problem no longer exists (opm reads the
+        document differently), narrowing the releases of the rule for this problem."""
         rule = _BY_NAME[name]
         if not self.rules.is_on(rule.id):
             return
+        severity = rule.severity(self.rules.compat)
+        if until and self.rules.release.at_least(until):
+            severity = "warning"
         self.items.append(
             Problem(
                 rule.id,
                 rule.name,
-                rule.severity(self.rules.compat),
+                severity,
                 message,
                 rule.fix,
                 at.file if at is not None else "",

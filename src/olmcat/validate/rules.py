@@ -2,10 +2,12 @@
 why it exists and how to fix a catalog that breaks it.
 
 IDs never change meaning and are never reused; ``docs/rules.md`` lists them (a test keeps the two
-in step). A rule that some opm release enforces is an *error* when the chosen compatibility level
-is one of those releases and a *warning* otherwise, so ``--compat v1.26`` gives opm v1.26.5's
-verdict and the default ``--compat v1.72`` gives opm v1.72's. Rules no opm enforces are always
-warnings: olmcat's verdict is never stricter than opm's.
+in step). A rule is enforced by a range of opm releases (``since`` up to, not including,
+``until``, found in operator-registry's history); it is an *error* when the chosen compatibility
+level (``--compat``: any release from v1.26.5 to v1.73.0) is in that range and a *warning*
+otherwise, so ``--compat v1.26`` gives opm v1.26.5's verdict and the default ``--compat v1.72``
+gives opm v1.72's. Rules no opm enforces are always warnings: olmcat's verdict is never stricter
+than opm's.
 """
 
 from __future__ import annotations
@@ -15,34 +17,85 @@ from dataclasses import dataclass
 from typing import Literal
 
 from olmcat.errors import InputError
+from olmcat.go.opm import OLDEST, RELEASES, OpmRelease, opm_release
+from olmcat.go.opm import behaviour as opm_behaviour
 
 Severity = Literal["error", "warning"]
-Compat = Literal["v1.26", "v1.72"]
+Compat = str
+"""A compatibility level: an opm release as ``vX.Y`` (that line's newest patch) or ``vX.Y.Z``."""
 COMPAT_LEVELS: tuple[Compat, ...] = ("v1.26", "v1.72")
+"""The levels the differential tests and v1.72's test tables pin; any release is accepted."""
 DEFAULT_COMPAT: Compat = "v1.72"
 
-BOTH: tuple[Compat, ...] = ("v1.26", "v1.72")
-V126: tuple[Compat, ...] = ("v1.26",)
-V172: tuple[Compat, ...] = ("v1.72",)
-NONE: tuple[Compat, ...] = ()
+# Which releases enforce a rule, as written in the table below: BOTH means from the oldest
+# release on (``until`` may end it), V172 from ``since`` on, V126 from the oldest release until
+# ``until``, NONE never.
+BOTH: tuple[str, ...] = ("v1.26", "v1.72")
+V126: tuple[str, ...] = ("v1.26",)
+V172: tuple[str, ...] = ("v1.72",)
+NONE: tuple[str, ...] = ()
+
+
+def compat_release(compat: Compat | OpmRelease) -> OpmRelease:
+    """The release a compatibility level names (InputError naming the known range)."""
+    if isinstance(compat, OpmRelease):
+        return compat
+    try:
+        return opm_release(compat)
+    except ValueError as error:
+        raise InputError(f"--compat {compat}: {error}") from None
+
+
+def normalize_compat(compat: Compat) -> Compat:
+    """``1.26`` / ``v1.26`` -> ``v1.26``; ``1.46.0`` -> ``v1.46.0`` (checked)."""
+    compat_release(compat)
+    return "v" + compat.strip().removeprefix("v")
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One check. ``opm`` lists the opm releases that refuse a catalog breaking it; ``opm_says``
-    is (the gist of) opm's message; ``fix`` is the hint every problem of this rule carries."""
+    """One check. Releases ``since`` (inclusive) to ``until`` (exclusive) refuse a catalog
+    breaking it (``enforced`` False: none does); ``opm_says`` is (the gist of) opm's message;
+    ``fix`` is the hint every problem of this rule carries."""
 
     id: str
     name: str
     summary: str
-    opm: tuple[Compat, ...]
+    enforced: bool
     opm_says: str
     fix: str
     default_enabled: bool = True
-    since: str = ""  # the first opm release that enforces a rule v1.26.5 lacks
+    since: str = ""
+    """The first release that enforces the rule when v1.26.5 does not ("" for v1.26.5)."""
+    until: str = ""
+    """The first release that no longer enforces it ("" while v1.73.0 still does)."""
 
-    def severity(self, compat: Compat) -> Severity:
-        return "error" if compat in self.opm else "warning"
+    def enforced_by(self, release: OpmRelease) -> bool:
+        if not self.enforced:
+            return False
+        if self.since and not release.at_least(self.since):
+            return False
+        return not (self.until and release.at_least(self.until))
+
+    def severity(self, compat: Compat | OpmRelease) -> Severity:
+        return "error" if self.enforced_by(compat_release(compat)) else "warning"
+
+    @property
+    def releases(self) -> str:
+        """The releases that enforce the rule, for tables: ``v1.26.5 and later``,
+        ``v1.26.5 to v1.27.1``, ``none``."""
+        if not self.enforced:
+            return "none"
+        first = self.since or OLDEST.tag
+        if not self.until:
+            return f"{first} and later"
+        last = max(r for r in RELEASES if not r.at_least(self.until))
+        return f"{first} to {last.tag}"
+
+    @property
+    def opm(self) -> tuple[str, ...]:
+        """The pinned levels (``COMPAT_LEVELS``) at which the rule is an error."""
+        return tuple(c for c in COMPAT_LEVELS if self.enforced_by(compat_release(c)))
 
     @property
     def label(self) -> str:
@@ -52,15 +105,27 @@ class Rule:
 def _r(
     id: str,
     name: str,
-    opm: tuple[Compat, ...],
+    opm: tuple[str, ...],
     summary: str,
     opm_says: str,
     fix: str,
     *,
     default_enabled: bool = True,
-    since: str = "",
+    behaviour: str = "",
 ) -> Rule:
-    return Rule(id, name, summary, opm, opm_says, fix, default_enabled, since)
+    """A table row. ``behaviour`` names the row of :data:`olmcat.go.opm.BEHAVIOURS` that changed
+    the rule: the release that starts enforcing it (V172) or stops (V126)."""
+    since = until = ""
+    if behaviour:
+        changed = opm_behaviour(behaviour)
+        if changed.until is not None:  # enforced exactly while the behaviour is in force
+            since = "" if changed.since == OLDEST.tag else changed.since
+            until = changed.until
+        else:
+            since, until = (changed.since, "") if opm == V172 else ("", changed.since)
+    if opm == V126 and not until:
+        raise ValueError(f"{id}: a rule only v1.26 enforces needs the behaviour that ended it")
+    return Rule(id, name, summary, bool(opm), opm_says, fix, default_enabled, since, until)
 
 
 RULES: tuple[Rule, ...] = (
@@ -100,6 +165,41 @@ RULES: tuple[Rule, ...] = (
         "'---'); opm's decoder turns it into an empty blob.",
         "unmarshal error: unexpected end of JSON input",
         "remove the empty document (the '---' line and what follows it)",
+    ),
+    _r(
+        "OLMCAT-FS006",
+        "escaped-html-escape",
+        V126,
+        "A string holds the text \\u003c, \\u003e or \\u0026 (its backslash written as "
+        "\\\\, as in a JSON example inside a CSV annotation). opm v1.26 and v1.27 replace those "
+        "six characters by <, > and & in each document's JSON before parsing it, which leaves an "
+        "invalid \\< escape; v1.28 and later read the text as it is.",
+        "unmarshal error: invalid character '<' in string escape code at offset N",
+        "write the characters themselves (<, > and &) in the embedded text, or spell the "
+        "backslash \\u005c in a JSON file",
+        behaviour="encoding-html-escape-replacement",
+    ),
+    _r(
+        "OLMCAT-FS007",
+        "invalid-utf8-in-json",
+        NONE,
+        "A string of a JSON catalog file holds bytes that are not UTF-8. opm reads each such "
+        "byte as U+FFFD (the replacement character), so what it serves differs from the file; "
+        "in a YAML file the same bytes are an error (OLMCAT-FS003).",
+        "(valid; the text changes)",
+        "write the text in UTF-8",
+    ),
+    _r(
+        "OLMCAT-FS008",
+        "json-then-yaml",
+        V126,
+        "A file starts as JSON (its first character is '{') but its first or second document "
+        "is no JSON (a YAML flow mapping such as {schema: olm.package}, or a JSON object "
+        "followed by YAML documents). Kubernetes 1.33's decoder (opm v1.56.0 and later) then "
+        "reads the rest of the file as YAML; earlier releases refuse the file.",
+        "invalid character ... looking for beginning of object key string",
+        "write the file all in JSON or all in YAML (start a YAML file with '---')",
+        behaviour="encoding-json-then-yaml",
     ),
     _r(
         "OLMCAT-FS005",
@@ -187,6 +287,7 @@ RULES: tuple[Rule, ...] = (
         "objects; opm v1.26 parses them for every blob, v1.72 only for its own schemas.",
         "json: cannot unmarshal ... into Go struct field tmp.properties",
         "make 'properties' a list of objects with a string 'type', or rename the field",
+        behaviour="validate-blob-generic-decode",
     ),
     _r(
         "OLMCAT-BL010",
@@ -196,7 +297,19 @@ RULES: tuple[Rule, ...] = (
         "matches keys case-insensitively and refuses such blobs.",
         'duplicate keys for key "...": [...]',
         "keep one spelling of the key",
-        since="v1.28.0",
+        behaviour="validate-blob-generic-decode",
+    ),
+    _r(
+        "OLMCAT-BL011",
+        "number-out-of-range",
+        V172,
+        "A number of a JSON catalog file is beyond float64's range (1e400, or more than 308 "
+        "digits). Since v1.28 opm decodes every blob into generic values first and refuses it; "
+        "YAML reads such a number as a string. From v1.56 a file whose only or second and last "
+        "document fails so is read again as YAML and accepted.",
+        "json: cannot unmarshal number 1e400 into Go value of type float64",
+        "write the number as a string, or within float64's range",
+        behaviour="validate-blob-generic-decode",
     ),
     # -- packages --------------------------------------------------------------------------------
     _r(
@@ -207,7 +320,7 @@ RULES: tuple[Rule, ...] = (
         "and ending with a letter or digit, at most 63 characters.",
         'invalid package name "...": [a lowercase RFC 1123 label must consist of ...]',
         "rename the package (in every blob and olm.package property that names it)",
-        since="v1.41.0",
+        behaviour="validate-package-name-dns1123",
     ),
     _r(
         "OLMCAT-PK002",
@@ -240,7 +353,7 @@ RULES: tuple[Rule, ...] = (
         "Two bundles of one package have the same version (and release).",
         "duplicate versions found in bundles: [{1.0.0: [a, b]}]",
         "give each bundle its own version, or remove the copy",
-        since="v1.47.0",
+        behaviour="validate-unique-bundle-versions",
     ),
     _r(
         "OLMCAT-PK006",
@@ -313,7 +426,7 @@ RULES: tuple[Rule, ...] = (
         "channel contains one or more stranded bundles: ...",
         "add the stranded entries to the 'skips' of the entry that skips the chain's last "
         "reachable bundle, or drop the skip so the chain continues",
-        since="v1.58.0",
+        behaviour="validate-replaces-chain-stops-at-skipped",
     ),
     _r(
         "OLMCAT-CH008",
@@ -323,6 +436,7 @@ RULES: tuple[Rule, ...] = (
         "there; v1.72 stops at the skipped entry and does not see it.",
         "detected cycle in replaces chain of upgrade graph: ...",
         "break the cycle among the skipped entries",
+        behaviour="validate-replaces-chain-stops-at-skipped",
     ),
     _r(
         "OLMCAT-CH009",
@@ -348,7 +462,7 @@ RULES: tuple[Rule, ...] = (
         "'skipRange' must parse as a blang/semver range.",
         'invalid bundle "...": invalid skipRange "...": ...',
         "write the range like '>=1.0.0 <1.2.0'",
-        since="v1.69.0",
+        behaviour="validate-skip-range",
     ),
     # -- bundles ---------------------------------------------------------------------------------
     _r(
@@ -391,7 +505,7 @@ RULES: tuple[Rule, ...] = (
         "identifiers, at most 20 characters.",
         'error parsing bundle "..." release version "...": ...',
         "use letters, digits and '-' in dot-separated parts, no leading zeros",
-        since="v1.68.0",
+        behaviour="validate-bundle-release",
     ),
     _r(
         "OLMCAT-BU006",
@@ -400,7 +514,7 @@ RULES: tuple[Rule, ...] = (
         "A bundle with a release must be named <package>-v<version>-<release>.",
         'invalid bundle "...": name "..." does not match normalized name "..."',
         "rename the bundle (and its channel entries) to the normalized name",
-        since="v1.68.0",
+        behaviour="validate-bundle-release",
     ),
     _r(
         "OLMCAT-BU007",
@@ -409,7 +523,7 @@ RULES: tuple[Rule, ...] = (
         "A version with build metadata (+...) cannot also have a release.",
         "cannot use build metadata in version with a release version",
         "drop the build metadata or the release",
-        since="v1.68.0",
+        behaviour="validate-bundle-release",
     ),
     _r(
         "OLMCAT-BU008",
@@ -427,7 +541,7 @@ RULES: tuple[Rule, ...] = (
         "(docker reference grammar, lower-case repository, valid digest).",
         'package "..." bundle "..." image: invalid image pull spec "...": ...',
         "correct the pull spec",
-        since="v1.64.0",
+        behaviour="validate-image-references",
     ),
     _r(
         "OLMCAT-BU010",
@@ -446,6 +560,7 @@ RULES: tuple[Rule, ...] = (
         "catalog file, and refuses 'ref' together with 'data'; v1.72 ignores 'ref'.",
         "fields 'ref' and 'data' are mutually exclusive / get data for bundle object ...",
         "inline the manifest as 'data'",
+        behaviour="validate-bundle-object-ref-dropped",
     ),
     _r(
         "OLMCAT-BU012",
@@ -476,7 +591,7 @@ RULES: tuple[Rule, ...] = (
         "v1.26 treats it as any JSON).",
         'parse property[N] of type "olm.csv.metadata": json: cannot unmarshal ...',
         "give the fields the types of a ClusterServiceVersion's spec",
-        since="v1.28.0",
+        behaviour="validate-csv-metadata-parsed",
     ),
     _r(
         "OLMCAT-PR003",
@@ -520,7 +635,7 @@ RULES: tuple[Rule, ...] = (
         "An olm.deprecations blob names a package that has no olm.package blob.",
         'cannot apply deprecations to an unknown package "..."',
         "correct the blob's 'package', or remove the blob",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     _r(
         "OLMCAT-DE002",
@@ -529,7 +644,7 @@ RULES: tuple[Rule, ...] = (
         "A package has more than one olm.deprecations blob.",
         'expected a maximum of one deprecation per package: "..."',
         "merge the entries into one olm.deprecations blob",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     _r(
         "OLMCAT-DE003",
@@ -539,7 +654,7 @@ RULES: tuple[Rule, ...] = (
         "olm.channel or olm.bundle of the package.",
         'cannot deprecate bundle "..." for package "...": bundle not found',
         "correct the reference, or remove the entry",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     _r(
         "OLMCAT-DE004",
@@ -548,7 +663,7 @@ RULES: tuple[Rule, ...] = (
         "The same package, channel or bundle is deprecated twice.",
         "duplicate deprecation entry ... for package ...",
         "remove the repeated entry",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     _r(
         "OLMCAT-DE005",
@@ -557,7 +672,7 @@ RULES: tuple[Rule, ...] = (
         "Every deprecation entry needs a message.",
         "invalid deprecation: message must be set",
         "write a message that tells users what to do instead",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     _r(
         "OLMCAT-DE006",
@@ -566,7 +681,7 @@ RULES: tuple[Rule, ...] = (
         "An olm.deprecations blob has no package, or fields of the wrong type.",
         "package name must be set for deprecation item N / parse deprecation: json: ...",
         "give the blob a 'package' and entries of {reference: {schema, name}, message}",
-        since="v1.32.0",
+        behaviour="validate-deprecations",
     ),
     # -- other catalog forms ---------------------------------------------------------------------
     _r(
@@ -610,6 +725,10 @@ class RuleSet:
     compat: Compat = DEFAULT_COMPAT
     enabled: frozenset[str] = frozenset(r.id for r in RULES if r.default_enabled)
 
+    @property
+    def release(self) -> OpmRelease:
+        return compat_release(self.compat)
+
     @classmethod
     def build(
         cls,
@@ -619,7 +738,9 @@ class RuleSet:
     ) -> RuleSet:
         """Default rules, minus ``disable``, plus ``enable`` (IDs or names). ``all`` in
         ``enable`` starts from every rule, in ``disable`` from none; named rules then apply, so
-        ``--disable all --enable X`` runs X only and ``--enable all --disable X`` all but X."""
+        ``--disable all --enable X`` runs X only and ``--enable all --disable X`` all but X.
+        ``compat`` is any opm release from v1.26.5 to v1.73.0 (InputError otherwise)."""
+        compat = normalize_compat(compat)
         everything = {r.id for r in RULES}
         enabled = {r.id for r in RULES if r.default_enabled}
         if "all" in enable:

@@ -56,6 +56,10 @@ _SCAN_RULES = {
     "schema": "missing-schema",
     "field-type": "field-type",
     "required-field": "required-field",
+    "html-escape": "escaped-html-escape",
+    "invalid-utf8": "invalid-utf8-in-json",
+    "json-then-yaml": "json-then-yaml",
+    "huge-number": "number-out-of-range",
 }
 _DUPLICATE_RULES = {
     SCHEMA_PACKAGE: "duplicate-package",
@@ -145,6 +149,7 @@ class _FbcValidation:
             package=problem.package,
             channel=problem.name if problem.schema == SCHEMA_CHANNEL else "",
             bundle=problem.name if problem.schema == SCHEMA_BUNDLE else "",
+            until=problem.until,
         )
 
     def run(self) -> Iterator[Problem]:
