@@ -129,9 +129,20 @@ def _fragment(value: Any) -> Any:
     raise TypeError
 
 
+# Escapes are read pairwise from the left, so the "\b" of an escaped backslash ("\\b") is
+# left alone.
+_ESCAPE_PAIR = re.compile(rb"\\(.)", re.DOTALL)
+_GO_119_ESCAPES = {b"b": b"\\u0008", b"f": b"\\u000c"}
+
+
+def _go_119_escape(match: re.Match[bytes]) -> bytes:
+    return _GO_119_ESCAPES.get(match.group(1), match.group(0))
+
+
 def marshal_object(value: Any) -> str:
     """``json.Marshal`` of a Kubernetes object decoded into generic maps (``unstructured``):
-    compact, keys sorted, HTML characters and U+2028/U+2029 escaped.
+    compact, keys sorted, HTML characters and U+2028/U+2029 escaped (U+0008 and U+000C as Go
+    before 1.22 escapes them while :func:`before_go_122` is active).
 
     orjson does the heavy lifting; the escapes are applied to its output, which is safe because
     those characters can only occur inside JSON strings. Values orjson cannot encode (integers
@@ -148,6 +159,8 @@ def marshal_object(value: Any) -> str:
     for raw, escaped in _HTML_BYTES:
         if raw in data:
             data = data.replace(raw, escaped)
+    if (b"\\b" in data or b"\\f" in data) and _BEFORE_GO_122.get():
+        data = _ESCAPE_PAIR.sub(_go_119_escape, data)
     return data.decode()
 
 
