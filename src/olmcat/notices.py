@@ -8,11 +8,9 @@ library caller collects them with a :class:`NoticeLog` (or passes any callable).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -114,16 +112,3 @@ def report_document(
         },
         "notices": [n.to_json() for n in items],
     }
-
-
-def write_report(path: Path, document: dict[str, Any]) -> None:
-    """Write a report atomically (a partial report would be worse than none)."""
-    from olmcat.errors import OutputError
-
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-        temporary.replace(path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise OutputError(f"{path}: cannot write the report: {error.strerror}") from error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 
 from olmcat.cli import cli
 from olmcat.model import PackageCatalog
+from olmcat.model import property as prop
 from olmcat.writers.fbc import write_directory
 from tests.support.diff_strategies import LINEAR, A, B, C, D, E, channel, package
 from tests.support.paths import FIXTURES, corpus_path
@@ -177,3 +179,49 @@ def test_the_oc_get_fixture_on_the_corpus(tmp_path: Path) -> None:
     }
     notices = json.loads(report.read_text())["notices"]
     assert {n["code"] for n in notices} >= {"inventory.copied-csv", "inventory.csv-unmanaged"}
+
+
+def test_an_installed_csv_without_the_properties_annotation_blocks_nothing(
+    tmp_path: Path,
+) -> None:
+    # issue 21: the catalog's bundle declares olm.maxOpenShiftVersion 4.15, the installed CSV
+    # (in the inventory) has no operatorframework.io/properties annotation: OpenShift reads the
+    # maximum only from that annotation, so nothing blocks the upgrade to 4.16
+    capped = replace(
+        A, properties=(*A.properties, prop.Property("olm.maxOpenShiftVersion", '"4.15"'))
+    )
+    old = package([channel("stable", E(A.name))], [capped])
+    inventory = tmp_path / "oc-get.yaml"
+    inventory.write_text(
+        json.dumps(
+            {
+                "kind": "List",
+                "items": [
+                    {
+                        "kind": "Subscription",
+                        "metadata": {"name": "etcd", "namespace": "ops"},
+                        "spec": {"name": "etcd", "channel": "stable"},
+                        "status": {"installedCSV": A.name},
+                    },
+                    {
+                        "kind": "ClusterServiceVersion",
+                        "metadata": {"name": A.name, "namespace": "ops"},
+                        "spec": {"version": "1.0.0"},
+                    },
+                ],
+            }
+        )
+    )
+    code, out, err = invoke(
+        "upgrade-check",
+        fbc(tmp_path, "old", old),
+        fbc(tmp_path, "new", GROWN),
+        "--installed",
+        str(inventory),
+        "--target-ocp",
+        "4.16",
+    )
+    assert code == 0, out + err
+    assert "nothing blocks the upgrade" in out
+    assert "no CSV in the inventory" not in out
+    assert "declares olm.maxOpenShiftVersion 4.15, but the installed CSV has no" in out

@@ -67,6 +67,7 @@ DEPENDENCIES = st.one_of(
     st.just({"type": "olm.gvk", "value": None}),
     st.just({"type": "olm.label"}),  # no value: written as null
     st.just({"type": "olm.gvk"}),  # no value: opm refuses the bundle
+    st.just({"value": {"label": "untyped"}}),  # no type: kept with type "" (issue 21)
 )
 PROPERTIES = st.one_of(
     st.builds(
@@ -77,6 +78,7 @@ PROPERTIES = st.one_of(
     st.builds(lambda v: {"type": "olm.gvk", "value": v}, GVK),
     st.just({"type": "olm.package", "value": {"packageName": "other", "version": "9.9.9"}}),
     st.just({"type": "example.com/nothing"}),
+    st.just({"value": {"label": "untyped"}}),  # no type: kept with type "" (issue 21)
 )
 CSV_PROPERTIES = st.one_of(
     st.none(),
@@ -84,6 +86,7 @@ CSV_PROPERTIES = st.one_of(
     st.just('[{"type": "olm.maxOpenShiftVersion", "value": "4.\\u0031"}]'),
     st.just("not json"),
     st.just('{"type": "olm.label"}'),
+    st.just('[{"value": "untyped"}]'),
 )
 RELATED = st.lists(
     st.builds(
@@ -205,6 +208,24 @@ def _check(tmp_path_factory: pytest.TempPathFactory, packages: list[PackageSpec]
     tree = write_tree(work / "tree", packages)
     problems = compare_renders(tree, work / "oracle")
     assert not problems, "\n".join(problems)
+
+
+def test_entries_without_type_render_as_opm_renders_them(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # issue 21: a property (properties.yaml, the CSV's olm.properties) or dependency without
+    # type; olmcat keeps what opm keeps (and says so, tests/readers/test_bundlerender.py)
+    untyped = {"value": {"label": "untyped"}}
+    bundle = BundleSpec(
+        dirname="b0",
+        csv_name="untyped.b0",
+        version="1.0.0",
+        channels="stable",
+        dependencies=[untyped],
+        properties=[untyped, {"type": "olm.label", "value": {"label": "typed"}}],
+        csv_properties='[{"value": "from the CSV"}]',
+    )
+    _check(tmp_path_factory, [PackageSpec("untyped", [bundle])])
 
 
 @settings(max_examples=EXAMPLES, **SETTINGS)

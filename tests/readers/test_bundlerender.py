@@ -138,6 +138,47 @@ def test_bad_csv_properties_annotation_is_ignored_with_a_warning(tmp_path: Path)
     assert "annotation olm.properties is not a JSON list" in log.notices[0].message
 
 
+def untyped_bundle(root: Path) -> Path:
+    """Entries without ``type`` in properties.yaml, the CSV's olm.properties and
+    dependencies.yaml (issue 21: opm keeps each with type "")."""
+    csv = csv_doc("demo.v1.0.0", "1.0.0")
+    csv["metadata"]["annotations"] = {"olm.properties": '[{"value": {"from": "csv"}}]'}
+    return write_bundle(
+        root,
+        "demo",
+        "1.0.0",
+        csv=csv,
+        properties=[{"value": {"label": "untyped"}}, {"type": "olm.label", "value": "x"}],
+        dependencies=[{"value": {"needs": "nothing"}}],
+    )
+
+
+def test_entries_without_type_are_kept_with_an_empty_type_and_a_notice(tmp_path: Path) -> None:
+    bundle = untyped_bundle(tmp_path)
+    log = NoticeLog()
+    rendered = render_bundle_dir(bundle, notify=log)
+    pairs = [(p.type, p.value) for p in rendered.properties if p.type != "olm.bundle.object"]
+    # "" sorts first, as opm sorts on (type, raw value) -- checked with bundle-index render
+    assert pairs == [
+        ("", '{"from":"csv"}'),
+        ("", '{"label":"untyped"}'),
+        ("", '{"needs":"nothing"}'),
+        ("olm.label", '"x"'),
+        ("olm.package", '{"packageName":"demo","version":"1.0.0"}'),
+    ]
+    where = {
+        "property": str(bundle / "metadata" / "properties.yaml"),
+        "csv": str(next((bundle / "manifests").glob("*demo.v1.0.0.yaml"))),
+        "dependency": str(bundle / "metadata" / "dependencies.yaml"),
+    }
+    found = sorted((n.code, n.package, n.bundle, n.file, n.severity) for n in log.notices)
+    assert found == sorted(
+        ("bundledir.property-without-type", "demo", "demo.v1.0.0", file, "warning")
+        for file in where.values()
+    )
+    assert all('has no type; kept with type ""' in n.message for n in log.notices)
+
+
 def test_related_images_csv_bundle_and_operator_images_sorted(tmp_path: Path) -> None:
     csv = csv_doc(
         "demo.v1.0.0",

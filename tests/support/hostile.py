@@ -42,10 +42,14 @@ class Result:
         return f"olmcat {' '.join(self.args)} -> {self.code} in {self.seconds:.1f}s\n{self.stderr}"
 
 
-def _limit_memory(limit: int) -> Callable[[], None]:
+def _limit_memory(limit: int, file_size: int | None = None) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if file_size is not None:
+            # A write past the limit then fails with EFBIG (instead of killing the process).
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
 
     return apply
 
@@ -130,7 +134,9 @@ class Sandbox:
         timeout: float = TIMEOUT,
         memory: int = MEMORY_LIMIT,
         stdout: int | None = None,
+        file_size: int | None = None,
     ) -> Result:
+        """Run olmcat; ``file_size`` sets RLIMIT_FSIZE (``ulimit -f``) for it, in bytes."""
         if self._before is None:
             self.seal()
         argv = [str(a) for a in args]
@@ -142,7 +148,7 @@ class Sandbox:
             stdin=subprocess.PIPE if isinstance(stdin, bytes) else stdin,
             stdout=subprocess.PIPE if stdout is None else stdout,
             stderr=subprocess.PIPE,
-            preexec_fn=_limit_memory(memory),
+            preexec_fn=_limit_memory(memory, file_size),
             start_new_session=True,
         )
         try:

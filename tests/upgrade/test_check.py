@@ -143,6 +143,41 @@ def test_max_openshift_version_from_the_csv_then_the_catalog() -> None:
     }
 
 
+def test_a_csv_without_the_properties_annotation_blocks_nothing() -> None:
+    # OpenShift reads olm.maxOpenShiftVersion only from the installed CSV's
+    # operatorframework.io/properties annotation (operator-lifecycle-manager
+    # pkg/controller/operators/openshift/helpers.go maxOpenShiftVersion: no annotation, no
+    # maximum); the catalog's bundle declaring one changes nothing on the cluster (issue 21)
+    capped = bundle(A.name, "1.0.0", prop.Property("olm.maxOpenShiftVersion", '"4.15"'))
+    old = package([channel("stable", E(A.name))], [capped])
+    target = parse_target("4.16")
+    verdict = check_operator(installed(has_csv=True), old, NEW, target_ocp=target)
+    assert verdict.status == "ready" and not verdict.blocks
+    assert verdict.max_ocp_source == "csv" and not verdict.max_ocp.declared
+    assert verdict.to_json()["maxOpenShiftVersion"] is None
+    assert [n for n in verdict.notes if "maxOpenShiftVersion" in n] == [
+        f"bundle {A.name} in the catalog declares olm.maxOpenShiftVersion 4.15, but the "
+        "installed CSV has no operatorframework.io/properties annotation: OpenShift reads the "
+        "maximum only from there, so this cluster does not enforce it"
+    ]
+    assert not any("no CSV in the inventory" in n for n in verdict.notes)
+    # an annotation that lists other properties only: the same
+    others = json.dumps({"properties": [{"type": "olm.package", "value": {}}]})
+    verdict = check_operator(
+        installed(has_csv=True, properties=others), old, NEW, target_ocp=target
+    )
+    assert verdict.status == "ready"
+    assert any(
+        "does not list it in its operatorframework.io/properties" in n for n in verdict.notes
+    )
+    # an invalid maximum in the catalog is not enforced either
+    bad = bundle(A.name, "1.0.0", prop.Property("olm.maxOpenShiftVersion", '"4.15.1"'))
+    verdict = check_operator(
+        installed(has_csv=True), package([channel("stable", E(A.name))], [bad]), NEW
+    )
+    assert verdict.status == "ready"
+
+
 def test_moved_images_are_listed() -> None:
     moved_a = bundle(A.name, "1.0.0", image="registry.example.com/etcd/bundle:1.0.0")
     moved_a = type(moved_a)(

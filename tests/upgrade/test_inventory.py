@@ -162,3 +162,22 @@ def test_unreadable_file(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(InputError, match="not UTF-8"):
         load_inventory(binary)
+
+
+def test_a_subscription_whose_csv_has_no_properties_annotation_has_a_csv() -> None:
+    subscription = {
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "Subscription",
+        "metadata": {"name": "etcd", "namespace": "ops"},
+        "spec": {"name": "etcd", "channel": "stable"},
+        "status": {"installedCSV": "etcd.v1.0.0"},
+    }
+    text = json.dumps({"kind": "List", "items": [subscription, _csv("etcd.v1.0.0", "ops")]})
+    log = NoticeLog()
+    (item,) = parse_inventory(text, notify=log)
+    assert item.has_csv and item.properties is None and item.version == "1.0.0"
+    assert "inventory.csv-missing" not in log.codes()
+    # without its CSV the inventory says so, and the catalog stands in
+    text = json.dumps({"kind": "List", "items": [subscription]})
+    (item,) = parse_inventory(text, notify=log)
+    assert not item.has_csv and "inventory.csv-missing" in log.codes()

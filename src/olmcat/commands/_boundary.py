@@ -1,12 +1,15 @@
 """The CLI boundary: whatever a command's run raises ends as one line and an exit status.
 
-:func:`boundary` wraps every run (README, "Errors and exit codes"):
+:func:`boundary` wraps every run (docs/notices.md, "Errors and exit codes"):
 
 * a domain error (:class:`~olmcat.errors.OlmcatError`): its message, exit 1;
 * anything unexpected: one line naming the command and its inputs and asking for a re-run with
   ``--debug`` (which shows the traceback instead), exit 1;
 * Ctrl-C: ``olmcat: interrupted``, exit 130; SIGTERM / SIGHUP: exit 143 / 129 (cleanup runs);
-* a full disk (also ``> /dev/full``): one line naming what could not be written, exit 1;
+* a write that does not fit (a full disk, also ``> /dev/full``; a quota; the file-size limit):
+  one line naming what could not be written and what to do, exit 1 -- every writer names its
+  target (:mod:`olmcat.files.output`) and stdout is guarded for the run, so this is never
+  blamed on the input being read;
 * a closed stdout pipe (``olmcat images X | head -1``): silence, exit 0 -- the reader stopped
   reading on purpose, so a ``set -o pipefail`` pipeline must not fail because of it.
 """
@@ -26,9 +29,10 @@ from olmcat.commands._notices import holding_errors, input_notice
 from olmcat.commands._options import Settings
 from olmcat.commands._progress import reading_progress
 from olmcat.commands._signals import Terminated, ignore_interrupts, run_signals
-from olmcat.commands._streams import flush_stdout, silence_stdout
+from olmcat.commands._streams import flush_stdout, guarded_stdout, silence_stdout
 from olmcat.errors import OlmcatError
 from olmcat.files import safe
+from olmcat.files.output import cannot_write, is_no_room, room_advice
 
 
 def check_environment() -> None:
@@ -58,11 +62,13 @@ def _unexpected(error: BaseException, settings: Settings) -> CommandError:
     )
 
 
-def _disk_full(error: OSError) -> CommandError:
-    target = error.filename or "stdout"
+def _no_room(error: OSError, settings: Settings) -> CommandError:
+    """A write that did not fit and that no writer named (a bug to fix where it was written)."""
+    if error.filename:
+        return CommandError(str(cannot_write(error.filename, error)))
     return CommandError(
-        f"cannot write {target}: {error.strerror or 'No space left on device'}; "
-        "nothing was left half-written"
+        f"{settings.command}: a write failed ({error.strerror or error}); "
+        f"{room_advice(error)}; re-run with --debug to see which file"
     )
 
 
@@ -74,13 +80,13 @@ def boundary(settings: Settings) -> Iterator[None]:
     safe.clean_stale_scratch()
     token = package_progress.set(reading_progress)
     try:
-        with run_signals(), safe.notices_to(input_notice):
+        with guarded_stdout(), run_signals(), safe.notices_to(input_notice):
             check_environment()
             with holding_errors():
                 yield
             flush_stdout()
     except click.exceptions.Exit:
-        _safe_flush()
+        _safe_flush(settings)
         raise
     except (click.ClickException, click.exceptions.Abort):
         raise
@@ -107,11 +113,11 @@ def boundary(settings: Settings) -> Iterator[None]:
         if error.errno == errno.EPIPE:
             silence_stdout()
             raise click.exceptions.Exit(0) from None
-        if safe.is_disk_full(error):
+        if is_no_room(error):
             if settings.debug:
                 raise
             silence_stdout()
-            raise _disk_full(error) from None
+            raise _no_room(error, settings) from None
         if settings.debug:
             raise
         silence_stdout()
@@ -125,13 +131,15 @@ def boundary(settings: Settings) -> Iterator[None]:
         package_progress.reset(token)
 
 
-def _safe_flush() -> None:
+def _safe_flush(settings: Settings) -> None:
+    """A command that ends by ``ctx.exit`` still flushes stdout inside the boundary."""
     try:
-        flush_stdout()
+        with guarded_stdout():
+            flush_stdout()
     except BrokenPipeError:
         silence_stdout()
-    except OSError as error:
+    except OlmcatError as error:
         silence_stdout()
-        if safe.is_disk_full(error):
-            raise _disk_full(error) from None
-        raise
+        if settings.debug:
+            raise
+        raise CommandError(str(error)) from None

@@ -1,7 +1,8 @@
 """Exit statuses and the one-line messages that come with them.
 
-A command ends in one of these (README, "Errors and exit codes"): :class:`CommandError` (exit 1),
-:class:`UsageFailure` (exit 2) or :class:`Interrupted` (128 + the signal). :func:`run` calls
+A command ends in one of these (docs/notices.md, "Errors and exit codes"):
+:class:`CommandError` (exit 1), :class:`UsageFailure` (exit 2) or :class:`Interrupted` (128 + the
+signal). :func:`run` calls
 into the library and turns its domain errors into a :class:`CommandError`; everything else a run
 raises is turned into one of these by :func:`olmcat.commands._boundary.boundary`.
 """

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from olmcat.commands._progress import warn
-from olmcat.notices import Notice, NoticeLog, report_document, write_report
+from olmcat.files.output import write_report
+from olmcat.notices import Notice, NoticeLog, report_document
 
 _held_errors: list[Notice] = []
 _holding = False

@@ -4,6 +4,8 @@
   (:func:`guard_standard_streams`).
 * :func:`stdout_when_complete` and :func:`file_for_stdout` let stdout see an output only when
   the run succeeds; :func:`stdin_as_file` turns '-' into a file for inputs that must be one.
+* While a command runs, a failed write to stdout (a full disk, a file-size limit) is an error
+  naming standard output (:func:`guarded_stdout`), whichever code wrote.
 * After a closed pipe or a failed write the boundary silences stdout (:func:`silence_stdout`) so
   the interpreter's final flush does not fail again.
 """
@@ -23,6 +25,17 @@ from typing import TextIO, cast
 from olmcat.commands._errors import UsageFailure
 from olmcat.errors import OlmcatError, OutputError
 from olmcat.files import safe
+from olmcat.files.output import (
+    SCRATCH,
+    cannot_write,
+    guarded,
+    is_no_room,
+    open_output,
+    unguarded,
+    writing,
+)
+
+STDOUT = "standard output"
 
 
 class _ClosedStream(io.TextIOBase):
@@ -73,6 +86,27 @@ def guard_standard_streams() -> None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
 
 
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """For the length of a command's run, a failed write to stdout is an OutputError naming
+    standard output (a full disk behind ``>``, a file-size limit), not a bare OSError."""
+    original = sys.stdout
+    if (
+        original is None
+        or isinstance(original, _ClosedStream)
+        or unguarded(original) is not original
+    ):
+        yield
+        return
+    guarded_stream = guarded(original, STDOUT)
+    sys.stdout = guarded_stream
+    try:
+        yield
+    finally:
+        if sys.stdout is guarded_stream:
+            sys.stdout = original
+
+
 def silence_stdout() -> None:
     """After a closed pipe or a full disk, let the final flush at exit go nowhere quietly."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -103,14 +137,15 @@ def stdout_when_complete() -> Iterator[TextIO]:
         try:
             yield cast(TextIO, spool)
         except OSError as exc:
-            if safe.is_disk_full(exc):
-                raise OutputError(
-                    f"cannot buffer the output in {tempfile.gettempdir()}: {exc.strerror}; "
-                    "set TMPDIR to a filesystem with room, or give an output directory"
+            if is_no_room(exc):
+                # the spool is the only file written here
+                raise cannot_write(
+                    f"the output buffered in {tempfile.gettempdir()}", exc, elsewhere=SCRATCH
                 ) from None
             raise
         spool.seek(0)
-        shutil.copyfileobj(spool, sys.stdout, 1 << 20)
+        with writing(STDOUT):
+            shutil.copyfileobj(spool, sys.stdout, 1 << 20)
     flush_stdout()
 
 
@@ -137,7 +172,8 @@ def stdin_as_file(reference: Path | str) -> Iterator[Path | str]:
     target = scratch / "stdin"
     limit = safe.limits().max_archive_size
     try:
-        with target.open("xb") as fh:
+        shown = f"a copy of standard input in {scratch.parent}"
+        with open_output(target, "xb", shown=shown, elsewhere=SCRATCH) as fh:
             copied = 0
             while chunk := stream.read(1 << 20):
                 copied += len(chunk)
@@ -166,7 +202,7 @@ def file_for_stdout(out: Path) -> Iterator[Path]:
     try:
         target = scratch / "output"
         yield target
-        with target.open("rb") as fh:
+        with target.open("rb") as fh, writing(STDOUT):
             shutil.copyfileobj(fh, sys.stdout.buffer, 1 << 20)
         flush_stdout()
     finally:

@@ -60,7 +60,7 @@ def _common(function: F) -> F:
 
 def _finish(result: Any, details: bool, report: Path | None, quiet: bool) -> None:
     from olmcat.diff.render import render_text
-    from olmcat.notices import write_report
+    from olmcat.files.output import write_report
 
     if report is not None:
         write_report(report, result.to_json())

@@ -450,7 +450,7 @@ def _generate(
     streams: str | None = None,
 ) -> None:
     from olmcat.diff.render import package_lines
-    from olmcat.notices import write_report
+    from olmcat.files.output import write_report
     from olmcat.templates import generate_templates
 
     level = checked_level(migrate_level, opm_version)

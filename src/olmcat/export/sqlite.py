@@ -20,7 +20,9 @@ Tables (``olmcat export sqlite --help`` shows the same):
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from olmcat.errors import OutputError
+from olmcat.files.output import writing
 from olmcat.model import CatalogStats, PackageCatalog
 from olmcat.notices import NoticeSink, discard
 
@@ -206,6 +209,21 @@ def _rows(pkg: PackageCatalog, ids: _Ids) -> Iterator[tuple[str, dict[str, Any]]
             )
 
 
+@contextlib.contextmanager
+def _writing_database(out: Path) -> Iterator[None]:
+    """SQLite's and the filesystem's write failures, as one line naming ``out``."""
+    with writing(out):
+        try:
+            yield
+        except sqlite3.Error as error:
+            # SQLite reports a full disk and a file-size limit alike ("database or disk is
+            # full", "disk I/O error") and keeps the errno to itself.
+            raise OutputError(
+                f"cannot write {out}: {error}; free space there, raise the file-size limit "
+                "(`ulimit -f`) if one is set, or write it elsewhere"
+            ) from None
+
+
 def write_database(packages: Iterable[PackageCatalog], out: Path) -> ExportResult:
     """Write ``packages`` as a new relational database at ``out`` (which must not exist).
 
@@ -223,27 +241,27 @@ def write_database(packages: Iterable[PackageCatalog], out: Path) -> ExportResul
     staging.unlink(missing_ok=True)
     result = ExportResult(rows=dict.fromkeys(TABLES, 0))
     try:
-        db = sqlite_utils.Database(staging)
-        db.conn.execute("PRAGMA journal_mode = OFF")  # a fresh file: nothing to roll back to
-        _create_tables(db)
+        with _writing_database(out):
+            db = sqlite_utils.Database(staging)
+            db.conn.execute("PRAGMA journal_mode = OFF")  # a fresh file: nothing to roll back to
+            _create_tables(db)
         ids = _Ids()
-        with db.conn:
-            for pkg in packages:
-                result.stats.add(pkg)
-                batches: dict[str, list[dict[str, Any]]] = {}
-                for table, row in _rows(pkg, ids):
-                    batches.setdefault(table, []).append(row)
+        # Only the database work is guarded: reading the next package is not writing ``out``.
+        for pkg in packages:
+            result.stats.add(pkg)
+            batches: dict[str, list[dict[str, Any]]] = {}
+            for table, row in _rows(pkg, ids):
+                batches.setdefault(table, []).append(row)
+            with _writing_database(out):
                 for table in TABLES:  # parents before children, for the foreign keys
                     rows = batches.get(table)
                     if rows:
                         db.table(table).insert_all(rows)
                         result.rows[table] += len(rows)
-        _index(db)
-        db.close()
-        staging.replace(out)
-    except OSError as error:
-        staging.unlink(missing_ok=True)
-        raise OutputError(f"{out}: cannot write the database: {error.strerror}") from error
+        with _writing_database(out):
+            _index(db)
+            db.close()
+            staging.replace(out)
     except BaseException:
         staging.unlink(missing_ok=True)
         raise

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import errno
 import io
 import os
 import shutil
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from olmcat.errors import InputError, OutputError
+from olmcat.files.output import open_output
 from olmcat.notices import Notice, NoticeSink, discard
 
 MiB = 1 << 20
@@ -431,13 +431,17 @@ def bounded_stream(stream: IO[str] | None, where: str) -> IO[str]:
 
 
 def copy_file(source: Path, target: Path) -> None:
-    """Copy an input file under the input policy into a new output file."""
-    with open_binary(source) as src:
-        try:
-            with target.open("xb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-        except OSError as exc:
-            raise OutputError(f"{target}: cannot write: {exc.strerror}") from None
+    """Copy an input file under the input policy into a new output file (a failed write names
+    ``target``, a failed read ``source``)."""
+    with open_binary(source) as src, open_output(target, "xb") as dst:
+        while True:
+            try:
+                chunk = src.read(1 << 20)
+            except OSError as exc:
+                raise InputError(f"{source}: cannot read: {exc.strerror}") from None
+            if not chunk:
+                break
+            dst.write(chunk)
 
 
 # -- directory trees ------------------------------------------------------------------------------
@@ -544,7 +548,3 @@ def remove_own_scratch() -> None:
     for candidate, pid in _scratch_dirs(None):
         if pid == os.getpid():
             shutil.rmtree(candidate, ignore_errors=True)
-
-
-def is_disk_full(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)

@@ -23,6 +23,7 @@ from typing import Any
 
 from olmcat.diff.compare import CatalogDiff, PackageDiff, diff_package
 from olmcat.errors import InputError, OutputError
+from olmcat.files.output import writing
 from olmcat.model import CatalogStats, Meta, PackageCatalog
 from olmcat.notices import NoticeLog, NoticeSink, discard
 from olmcat.writers.fbc import OutputFormat, write_directory
@@ -174,12 +175,18 @@ def _write_in_place(
     catalog: Path, packages: Iterable[PackageCatalog], output: OutputFormat, others: list[Meta]
 ) -> None:
     """Write the new catalog beside ``catalog`` and swap it in only when complete."""
-    staging_parent = Path(
-        tempfile.mkdtemp(prefix=f".{catalog.name}.olmcat-new-", dir=catalog.parent)
-    )
+    with writing(catalog.parent):
+        staging_parent = Path(
+            tempfile.mkdtemp(prefix=f".{catalog.name}.olmcat-new-", dir=catalog.parent)
+        )
     staged = staging_parent / catalog.name
     try:
-        write_directory(packages, staged, output, others)
+        try:
+            write_directory(packages, staged, output, others)
+        except OutputError as error:
+            # Name the catalog being replaced, not its staged copy.
+            error.args = (str(error).replace(str(staged), str(catalog)),)
+            raise
         mode = catalog.stat().st_mode & 0o7777
         staged.chmod(mode)
         if _exchange(staged, catalog):

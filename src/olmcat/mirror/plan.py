@@ -167,11 +167,13 @@ def render_plan(images: Iterable[str], dest: str, options: PlanOptions) -> dict[
 
 def write_plan(files: Mapping[str, str], out_dir: Path) -> None:
     """Write the plan into ``out_dir`` (absent or empty) atomically: all files or none."""
+    from olmcat.files.output import open_output
     from olmcat.writers.fbc import staged_directory
 
     with staged_directory(out_dir) as staging:
         for filename, text in files.items():
-            (staging / filename).write_text(text, encoding="utf-8", newline="")
+            with open_output(staging / filename, "w", newline="") as fh:
+                fh.write(text)
 
 
 def plan_catalog(

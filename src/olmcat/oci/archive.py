@@ -45,6 +45,7 @@ from typing import IO, Any, Final, Literal, TypeAlias, cast
 
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
+from olmcat.files.output import SCRATCH, guarded, is_no_room, room_advice
 
 __all__ = [
     "CONFIGS_LABEL",
@@ -956,10 +957,12 @@ class ImageArchive:
             try:
                 out = self._materialise(image_path, value, want_kind, dest)
             except OSError as exc:
-                if safe.is_disk_full(exc):
+                # File contents are written through a guard naming them (_Tree._write); this is
+                # creating directories and links while extracting, or reading the archive.
+                if is_no_room(exc):
                     raise OutputError(
                         f"{self._name}: cannot extract {_show(value)} into {dest}: "
-                        f"{exc.strerror}; set TMPDIR to a filesystem with room for it"
+                        f"{exc.strerror}; {room_advice(exc, elsewhere=SCRATCH)}"
                     ) from None
                 raise self._fail(f"cannot read {_show(value)}: {exc.strerror}") from None
         except BaseException:
@@ -1215,8 +1218,11 @@ class _Tree:
         assert source is not None
         # O_EXCL|O_NOFOLLOW: never write through anything already there (old path was removed).
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        with source, os.fdopen(os.open(host, flags, 0o644), "wb") as target:
-            shutil.copyfileobj(source, target, _CHUNK)
+        shown = f"{_show('/' + path)} of {self._image._name} (extracting into {self._stage.parent})"
+        with source:
+            file = os.fdopen(os.open(host, flags, 0o644), "wb")
+            with guarded(file, shown, elsewhere=SCRATCH) as target:
+                shutil.copyfileobj(source, target, _CHUNK)
 
     def _hardlink(self, path: str, member: tarfile.TarInfo, layer: Layer) -> None:
         lname = self._image._layer_name(layer)

@@ -29,6 +29,7 @@ from typing import IO
 
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
+from olmcat.files.output import CACHE, guarded
 from olmcat.oci.media import is_digest
 
 __all__ = ["BlobCache", "CacheInfo", "PruneResult", "default_cache_dir"]
@@ -151,7 +152,7 @@ class BlobCache:
         handle, name = tempfile.mkstemp(prefix=f"blob-{os.getpid()}-", dir=tmp)
         temporary = Path(name)
         try:
-            with os.fdopen(handle, "wb") as out:
+            with guarded(os.fdopen(handle, "wb"), f"the cache {self.root}", elsewhere=CACHE) as out:
                 yield out
             self._verify(temporary, digest, what)
             os.replace(temporary, final)

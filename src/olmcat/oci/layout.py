@@ -23,8 +23,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from olmcat.errors import InputError, OutputError
+from olmcat.errors import InputError
 from olmcat.files import safe
+from olmcat.files.output import cannot_write, guarded, writing
 from olmcat.oci.media import OCI_INDEX, Descriptor, is_digest, parse_json_object
 
 __all__ = ["REF_ANNOTATION", "OciLayout"]
@@ -59,7 +60,7 @@ class OciLayout:
             if not index.exists():
                 self._write_index({"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": []})
         except OSError as exc:
-            raise OutputError(f"{self.root}: cannot create the OCI layout: {exc.strerror}") from exc
+            raise cannot_write(f"the OCI layout {self.root}", exc) from None
 
     # -- blobs -----------------------------------------------------------------------------
 
@@ -79,14 +80,17 @@ class OciLayout:
     def write_blob(self, digest: str, chunks: Iterable[bytes], what: str) -> int:
         """Write and verify a blob; returns its size. Already present: nothing is written."""
         final = self.blob_path(digest)
-        final.parent.mkdir(parents=True, exist_ok=True)
         algorithm = digest.split(":", 1)[0]
         hasher = hashlib.new(algorithm)
-        handle, name = tempfile.mkstemp(prefix=".tmp-", dir=final.parent)
+        # Only the writing is guarded: ``chunks`` may come off the network, and a failure there
+        # is not a failure to write ``final``.
+        with writing(final):
+            final.parent.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(prefix=".tmp-", dir=final.parent)
         temporary = Path(name)
         size = 0
         try:
-            with os.fdopen(handle, "wb") as out:
+            with guarded(os.fdopen(handle, "wb"), final) as out:
                 for chunk in chunks:
                     hasher.update(chunk)
                     size += len(chunk)
@@ -94,9 +98,8 @@ class OciLayout:
             got = f"{algorithm}:{hasher.hexdigest()}"
             if got != digest:
                 raise InputError(f"{what}: digest mismatch: expected {digest}, got {got}")
-            os.replace(temporary, final)
-        except OSError as exc:
-            raise OutputError(f"{final}: cannot write blob: {exc.strerror}") from exc
+            with writing(final):
+                os.replace(temporary, final)
         finally:
             temporary.unlink(missing_ok=True)
         return size
@@ -142,11 +145,17 @@ class OciLayout:
         return document
 
     def _write_index(self, document: dict[str, Any]) -> None:
-        handle, name = tempfile.mkstemp(prefix=".index-", dir=self.root)
-        with os.fdopen(handle, "w") as out:
-            json.dump(document, out, indent=2, sort_keys=True)
-            out.write("\n")
-        os.replace(name, self.root / "index.json")
+        index = self.root / "index.json"
+        with writing(index):
+            handle, name = tempfile.mkstemp(prefix=".index-", dir=self.root)
+        try:
+            with guarded(os.fdopen(handle, "w"), index) as out:
+                json.dump(document, out, indent=2, sort_keys=True)
+                out.write("\n")
+            with writing(index):
+                os.replace(name, index)
+        finally:
+            Path(name).unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -32,6 +32,7 @@ from typing import IO, Literal, cast
 
 from olmcat.errors import InputError
 from olmcat.files import safe
+from olmcat.files.output import CACHE, writing
 from olmcat.oci.archive import (
     CONFIGS_LABEL,
     DATABASE_LABEL,
@@ -242,6 +243,7 @@ def _scratch_layout(image: PulledImage, layers: tuple[Descriptor, ...]) -> Path:
     """
     cache = image.registry.cache
     root = cache.scratch_dir("pull-")
+    shown = f"a copy of {image.repository} in {root.parent}"
     blobs = root / "blobs" / "sha256"
     blobs.mkdir(parents=True)
 
@@ -254,7 +256,8 @@ def _scratch_layout(image: PulledImage, layers: tuple[Descriptor, ...]) -> Path:
         try:
             os.link(source, target)
         except OSError:
-            shutil.copyfile(source, target)
+            with writing(shown, elsewhere=CACHE):
+                shutil.copyfile(source, target)
 
     config_path = image.registry.fetch_blob(
         image.repository, image.config_descriptor.digest, image.config_descriptor.size
@@ -273,7 +276,8 @@ def _scratch_layout(image: PulledImage, layers: tuple[Descriptor, ...]) -> Path:
         ]
         manifest_data = json.dumps(document).encode()
     manifest_digest = digest_of(manifest_data)
-    (blobs / manifest_digest.split(":", 1)[1]).write_bytes(manifest_data)
+    with writing(shown, elsewhere=CACHE):
+        (blobs / manifest_digest.split(":", 1)[1]).write_bytes(manifest_data)
     index = {
         "schemaVersion": 2,
         "mediaType": OCI_INDEX,
@@ -287,8 +291,9 @@ def _scratch_layout(image: PulledImage, layers: tuple[Descriptor, ...]) -> Path:
             }
         ],
     }
-    (root / "index.json").write_text(json.dumps(index))
-    (root / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
+    with writing(shown, elsewhere=CACHE):
+        (root / "index.json").write_text(json.dumps(index))
+        (root / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
     return root
 
 

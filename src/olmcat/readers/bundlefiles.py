@@ -49,7 +49,7 @@ METADATA_DIR = "metadata"
 MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
 PACKAGE_MANIFEST_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
 
-# Notice codes (stable; listed in the README's report section).
+# Notice codes (stable; listed in docs/notices.md).
 CODE_FILE_SKIPPED = "bundledir.file-not-a-manifest"
 CODE_LATER_DOCUMENTS = "bundledir.later-documents-ignored"
 CODE_NO_KIND = "bundledir.object-without-kind"

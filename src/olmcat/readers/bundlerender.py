@@ -71,6 +71,7 @@ _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
 
 CODE_CSV_PROPERTIES = "bundledir.csv-properties-invalid"
 CODE_NO_IMAGE = "render.image-unknown"
+CODE_UNTYPED_PROPERTY = "bundledir.property-without-type"
 
 
 # -- image references ---------------------------------------------------------------------------
@@ -370,6 +371,8 @@ def render(
     others: list[tuple[RawProperty, str]] = []
     for p, where in _bundle_properties(bundle, notify, release):
         what = f"{where}: property {p.type}"
+        if not p.type:
+            _note_untyped(bundle, "property", where, notify)
         if p.type == prop.TYPE_GVK:
             provided.add(prop.GVK(*_gvk_fields(p.raw, what)))
         elif p.type == prop.TYPE_PACKAGE:
@@ -380,6 +383,8 @@ def render(
     dependencies_file = str(bundle.metadata.dependencies_file or bundle.path)
     for dep in bundle.metadata.dependencies:
         what = f"{dependencies_file}: dependency {dep.type}"
+        if not dep.type:
+            _note_untyped(bundle, "dependency", dependencies_file, notify)
         if dep.type == prop.TYPE_GVK:
             required.add(prop.GVK(*_gvk_fields(dep.raw, what)))
         elif dep.type == prop.TYPE_PACKAGE:
@@ -424,6 +429,21 @@ def render(
         image=image,
         properties=tuple(ordered),
         related_images=tuple(related),
+    )
+
+
+def _note_untyped(bundle: BundleDir, what: str, where: str, notify: NoticeSink) -> None:
+    """opm's bundle parser defaults a missing ``type`` to "" and renders the property so (Go's
+    zero value; ``opm validate`` accepts it): olmcat does the same, and says so."""
+    notify(
+        Notice(
+            CODE_UNTYPED_PROPERTY,
+            f'{where}: bundle {bundle.name}: a {what} has no type; kept with type "", as opm '
+            "keeps it (no client reads a property without a type: give it one)",
+            package=bundle.package,
+            bundle=bundle.name,
+            file=where,
+        )
     )
 
 

@@ -45,6 +45,7 @@ import yaml
 from olmcat.errors import InputError
 from olmcat.files import json as jsonio
 from olmcat.files import safe
+from olmcat.files.output import SCRATCH, guarded, scratch_target, writing
 from olmcat.files.yaml import load_positioned
 from olmcat.go import json as gojson
 from olmcat.go.opm import behaviour as opm_behaviour
@@ -601,7 +602,9 @@ class FbcScan:
         self.unowned: list[BlobRef] = []
         self.files = 0
         self._seen: dict[tuple[str, str, str], Position] = {}
-        self._spill: IO[bytes] = tempfile.TemporaryFile(prefix="olmcat-fbc-")  # noqa: SIM115
+        with writing(scratch_target(), elsewhere=SCRATCH):
+            spill = tempfile.TemporaryFile(prefix="olmcat-fbc-")  # noqa: SIM115 - closed by close()
+        self._spill: IO[bytes] = guarded(spill, scratch_target(), elsewhere=SCRATCH)
         self._offset = 0
         try:
             self._scan()

@@ -52,6 +52,7 @@ import pathspec
 
 from olmcat.errors import InputError, ValidationError
 from olmcat.files import godecode, safe
+from olmcat.files.output import SCRATCH, open_output, scratch_target
 from olmcat.go.json import RawNumber, compact, marshal_object
 from olmcat.go.typed import decode_error
 from olmcat.model import Bundle, Channel, Meta, Package, PackageCatalog, manifests
@@ -438,7 +439,7 @@ def _candidate(
         images=manifests.operator_images(csv),
     )
     spill = spill_dir / f"{tree_file.seq}.pickle"
-    with spill.open("wb") as fh:
+    with open_output(spill, "wb", shown=scratch_target(), elsewhere=SCRATCH) as fh:
         pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
     candidate.spill = spill
     return candidate

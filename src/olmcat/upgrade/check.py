@@ -379,19 +379,34 @@ def _check_max_ocp(
     new_pkg: PackageCatalog | None,
     target: Version | None,
 ) -> None:
-    if item.properties is not None:
+    """OpenShift reads the maximum only from the installed CSV's properties annotation (no
+    annotation: no maximum); the catalog's bundle stands in only when the inventory has no
+    CSV."""
+    catalog_bundle = None
+    for pkg in (old_pkg, new_pkg):
+        if pkg is not None and verdict.bundle:
+            catalog_bundle = catalog_bundle or pkg.bundle(verdict.bundle)
+    in_catalog = (
+        maxocp.from_properties(catalog_bundle.properties)
+        if catalog_bundle is not None
+        else maxocp.MaxOpenShiftVersion()
+    )
+    if item.has_csv or item.properties is not None:
         declared = maxocp.from_annotation(item.properties)
         verdict.max_ocp_source = "csv"
+        if catalog_bundle is not None and in_catalog.declared and not declared.declared:
+            annotation = (
+                "has no operatorframework.io/properties annotation"
+                if item.properties is None
+                else "does not list it in its operatorframework.io/properties annotation"
+            )
+            verdict.notes.append(
+                f"bundle {catalog_bundle.name} in the catalog declares olm.maxOpenShiftVersion "
+                f"{in_catalog}, but the installed CSV {annotation}: OpenShift reads the maximum "
+                "only from there, so this cluster does not enforce it"
+            )
     else:
-        catalog_bundle = None
-        for pkg in (old_pkg, new_pkg):
-            if pkg is not None and verdict.bundle:
-                catalog_bundle = catalog_bundle or pkg.bundle(verdict.bundle)
-        declared = (
-            maxocp.from_properties(catalog_bundle.properties)
-            if catalog_bundle is not None
-            else maxocp.MaxOpenShiftVersion()
-        )
+        declared = in_catalog
         verdict.max_ocp_source = "catalog" if catalog_bundle is not None else ""
     verdict.max_ocp = declared
     if not declared.declared:

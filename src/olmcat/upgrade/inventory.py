@@ -58,8 +58,9 @@ _SIMPLE_COLUMNS = ("package", "channel", "version", "namespace", "name")
 
 @dataclass(frozen=True, slots=True)
 class Installed:
-    """One installed operator. Empty strings are unknown; ``properties`` is the CSV's
-    ``operatorframework.io/properties`` annotation (None without a CSV)."""
+    """One installed operator. Empty strings are unknown. ``has_csv``: the inventory holds the
+    installed CSV; ``properties`` is its ``operatorframework.io/properties`` annotation (None
+    without a CSV, or when the CSV has no such annotation)."""
 
     origin: Origin
     package: str
@@ -76,6 +77,7 @@ class Installed:
     related_images: tuple[str, ...] = ()
     pending: str = ""  # a newer CSV OLM resolved but has not installed (manual approval)
     where: str = ""
+    has_csv: bool = False
 
     @property
     def olm_v1(self) -> bool:
@@ -388,6 +390,7 @@ def _subscriptions(reader: _Reader) -> list[Installed]:
                 related_images=csv_found.related_images if csv_found is not None else (),
                 pending=current if current and current != installed else "",
                 where=where,
+                has_csv=csv_found is not None,
             )
         )
     for csv_item in reader.csvs.values():
@@ -405,6 +408,7 @@ def _subscriptions(reader: _Reader) -> list[Installed]:
                     properties=csv_item.properties,
                     related_images=csv_item.related_images,
                     where=csv_item.where,
+                    has_csv=True,
                 )
             )
         else:

@@ -29,6 +29,7 @@ import yaml
 
 from olmcat.errors import OutputError
 from olmcat.files import safe
+from olmcat.files.output import open_output, writing
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import bundledir
 from olmcat.readers.pkgman import CsvCandidate, PkgmanCatalog
@@ -157,13 +158,10 @@ def _write_bundle(
 ) -> None:
     manifests_dir = target / bundledir.MANIFESTS_DIR
     metadata_dir = target / bundledir.METADATA_DIR
-    try:
+    with writing(target):
         manifests_dir.mkdir(parents=True)
         metadata_dir.mkdir()
-        for path in candidate.files:
-            safe.copy_file(path, manifests_dir / path.name)  # the input policy applies
-        (metadata_dir / "annotations.yaml").write_text(
-            annotations_yaml(package, channels, default), encoding="utf-8"
-        )
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror}") from None
+    for path in candidate.files:
+        safe.copy_file(path, manifests_dir / path.name)  # the input policy applies
+    with open_output(metadata_dir / "annotations.yaml", "w") as fh:
+        fh.write(annotations_yaml(package, channels, default))

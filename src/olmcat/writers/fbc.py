@@ -22,6 +22,7 @@ from typing import Literal, TextIO
 
 from olmcat.errors import EncodingError, OutputError
 from olmcat.files import safe
+from olmcat.files.output import cannot_write, is_closed_pipe, is_no_room, open_output
 from olmcat.go.json import go_string, indent
 from olmcat.model import (
     SCHEMA_BUNDLE,
@@ -307,7 +308,7 @@ def stream(
 
 
 def _write_file(path: Path, chunks: Iterable[str]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as fh:
+    with open_output(path, "w", newline="") as fh:
         for chunk in chunks:
             fh.write(chunk)
 
@@ -373,11 +374,16 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
         try:
             yield staging
         except OSError as exc:
-            if not safe.is_disk_full(exc):
+            # Writers name what they write (files.output); what is left is creating a file or
+            # directory in the staging directory, or a write no writer named.
+            if is_closed_pipe(exc):
                 raise
-            raise OutputError(
-                f"cannot write {out_dir}: {exc.strerror}; nothing was written"
-            ) from None
+            shown = str(exc.filename) if exc.filename else ""
+            if shown.startswith(str(staging)):
+                raise cannot_write(shown.replace(str(staging), str(out_dir)), exc) from None
+            if not is_no_room(exc):
+                raise
+            raise cannot_write(out_dir, exc) from None
         except OutputError as error:
             # Name the output the user asked for, not the staging directory.
             error.args = (str(error).replace(str(staging), str(out_dir)),)
