@@ -79,7 +79,7 @@ printf '%s\n' "${COMPREPLY[@]}"
         ("olmcat mi", ["migrate", "mirror"]),
         ("olmcat migrate ", ["pkgman", "sqlite"]),
         ("olmcat diff --forma", ["--format"]),
-        ("olmcat diff --format ", ["text", "json", "markdown"]),
+        ("olmcat diff --format ", ["text", "json", "markdown", "html"]),
         ("olmcat query CATALOG upg", ["upgrades"]),
         ("olmcat completion ", ["bash", "zsh", "fish"]),
     ],
@@ -139,4 +139,4 @@ def test_fish_parses_the_script_and_completes(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(done.stdout.split()) == ["json", "markdown", "text"]
+    assert sorted(done.stdout.split()) == ["html", "json", "markdown", "text"]
