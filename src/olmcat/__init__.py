@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "OutputError": "olmcat.errors:OutputError",
     "ValidationError": "olmcat.errors:ValidationError",
     "EncodingError": "olmcat.errors:EncodingError",
+    "UsageError": "olmcat.errors:UsageError",
     "Notice": "olmcat.notices:Notice",
     "NoticeLog": "olmcat.notices:NoticeLog",
     "NoticeSink": "olmcat.notices:NoticeSink",
@@ -79,6 +80,10 @@ _EXPORTS: dict[str, str] = {
     "mirror_copy": "olmcat.mirror.copy:mirror_copy",
     "CopyOptions": "olmcat.mirror.copy:CopyOptions",
     "CopyReport": "olmcat.mirror.copy:CopyReport",
+    # opm releases and migration levels
+    "OpmRelease": "olmcat.go.opm:OpmRelease",
+    "opm_release": "olmcat.go.opm:opm_release",
+    "MIGRATE_LEVELS": "olmcat.go.opm:MIGRATE_LEVELS",
     # registries
     "RegistryOptions": "olmcat.oci.options:RegistryOptions",
     "use_registry_options": "olmcat.oci.options:use_options",
@@ -106,6 +111,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "MIGRATE_LEVELS",
     "BlobCache",
     "Bundle",
     "BundleResolver",
@@ -132,6 +138,7 @@ __all__ = [
     "NoticeLog",
     "NoticeSink",
     "OlmcatError",
+    "OpmRelease",
     "OutputError",
     "Package",
     "PackageCatalog",
@@ -143,6 +150,7 @@ __all__ = [
     "TemplateReport",
     "UpgradePictures",
     "UpgradeReport",
+    "UsageError",
     "ValidationError",
     "__version__",
     "add_bundles",
@@ -164,6 +172,7 @@ __all__ = [
     "migrate_sqlite",
     "mirror_copy",
     "open_catalog",
+    "opm_release",
     "pkgman_to_bundles",
     "plan_catalog",
     "prune_packages",
@@ -205,9 +214,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         InputError,
         OlmcatError,
         OutputError,
+        UsageError,
         ValidationError,
     )
     from olmcat.export.sqlite import export_sqlite
+    from olmcat.go.opm import MIGRATE_LEVELS, OpmRelease, opm_release
     from olmcat.migrate import MigrateResult, migrate_pkgman, migrate_sqlite
     from olmcat.mirror.copy import CopyOptions, CopyReport, mirror_copy
     from olmcat.mirror.filter import FilterSpec, PackageSelector, filter_catalog

@@ -26,3 +26,8 @@ class ValidationError(OlmcatError):
 class EncodingError(OlmcatError):
     """A value cannot be written in the requested format the way opm would write it (for example
     a character that yaml.v2 cannot emit)."""
+
+
+class UsageError(OlmcatError):
+    """The call itself is wrong (an option a chosen opm release does not have, ...): the CLI
+    reports it as a usage error (exit 2)."""

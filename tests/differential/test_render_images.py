@@ -114,6 +114,34 @@ def test_equal_related_images_in_go_1_19_order(oracle: OracleRegistry, tmp_path:
     assert "".join(render_json([bundle_json(newer)])) != expected  # Go 1.22's shifts
 
 
+def test_backspace_and_form_feed_as_go_1_19_escapes_them(
+    oracle: OracleRegistry, tmp_path: Path
+) -> None:
+    """``olmcat render --opm-version 1.26`` writes U+0008 / U+000C as the oracle's Go 1.19 does
+    (``\\u0008``, ``\\u000c``), in the blob and inside each manifest's base64; v1.41.0 and later
+    are built with Go 1.22 (``\\b``, ``\\f``)."""
+    csv = csv_doc(
+        "demo.v1.0.0",
+        "1.0.0",
+        description="bell\x08and\x0cfeed",
+        relatedImages=[{"name": "odd\x08\x0cname", "image": "quay.io/x/odd:1"}],
+    )
+    bundle = write_bundle(tmp_path, "demo", "1.0.0", csv=csv)
+    ref = f"{PREFIX}/escapes:v1"
+    image = single_layer(bundle)
+    oracle.push_layout(ref, image.write_layout(tmp_path / "layout"))
+    expected = opm_render(oracle, ref)
+    assert "\\u0008" in expected and "\\u000c" in expected
+    archive = image.write_oci_archive(tmp_path / "image.tar")
+    runner = CliRunner()
+    old = runner.invoke(cli, ["render", str(archive), "--image", ref, "--opm-version", "1.26"])
+    assert old.exit_code == 0, old.output
+    assert old.stdout == expected
+    new = runner.invoke(cli, ["render", str(archive), "--image", ref, "--opm-version", "1.41"])
+    assert new.exit_code == 0, new.output
+    assert "\\u0008" not in new.stdout and '"odd\\b\\fname"' in new.stdout
+
+
 @pytest.mark.registry
 def test_bundle_index_render_equals_olmcat_render_from_a_registry(
     registries: Registries, tmp_path: Path

@@ -90,3 +90,33 @@ def test_marshal_object_sorts_keys_and_escapes_like_json_marshal() -> None:
 def test_encode_keeps_key_order_and_raw_numbers() -> None:
     value = gojson.loads('{"z": 1.50, "a": [1e5, "<"]}')
     assert gojson.encode(value) == '{"z":1.50,"a":[1e5,"<"]}'
+
+
+def test_go_before_122_escapes_backspace_and_form_feed_as_u_escapes() -> None:
+    from olmcat.go.json import before_go_122, go_string
+
+    text = "a\bb\fc \\b <&>"
+    assert go_string(text) == '"a\\bb\\fc \\\\b <&>"'  # Go 1.22 and later
+    with before_go_122():
+        assert go_string(text) == '"a\\u0008b\\u000cc \\\\b <&>"'
+        assert (
+            go_string(text, escape_html=True) == '"a\\u0008b\\u000cc \\\\b \\u003c\\u0026\\u003e"'
+        )
+        with before_go_122(False):
+            assert go_string(text) == '"a\\bb\\fc \\\\b <&>"'
+    assert go_string(text) == '"a\\bb\\fc \\\\b <&>"'
+
+
+def test_marshal_object_before_go_122_rewrites_only_real_backspace_and_form_feed() -> None:
+    from olmcat.go.json import before_go_122, marshal_object
+
+    # A manifest as json.Marshal writes it (orjson's fast path): escaped backslashes followed by
+    # "b" or "f" are text, not escapes, and stay.
+    manifest = {"text": "a\bb\fc \\b \\\\f <&>", "list": ["\f"]}
+    newer = '{"list":["\\f"],"text":"a\\bb\\fc \\\\b \\\\\\\\f \\u003c\\u0026\\u003e"}'
+    assert marshal_object(manifest) == newer
+    with before_go_122():
+        assert marshal_object(manifest) == (
+            '{"list":["\\u000c"],"text":"a\\u0008b\\u000cc \\\\b \\\\\\\\f \\u003c\\u0026\\u003e"}'
+        )
+        assert json.loads(marshal_object(manifest)) == manifest

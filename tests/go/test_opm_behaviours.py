@@ -1,6 +1,6 @@
-"""The behaviour table: sorted, named by area, each row's commit first released in its ``since``
-tag (checked in operator-registry's history where the mirror is present), and the rows shown in
-docs/opm-releases.md."""
+"""The behaviour table: sorted, one row per name, named by area, each row's commit first released
+in its ``since`` tag (checked in operator-registry's history where the mirror is present). That
+docs/opm-releases.md shows the same rows is tests/docs/test_opm_releases_page.py's job."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from olmcat.go.opm import BEHAVIOURS, RELEASES, opm_release
-from tests.support.paths import ROOT
+from olmcat.go.opm import BEHAVIOURS, RELEASES, behaviour, opm_release
 
 MIRROR = Path("/work/.mirror/operator-framework+operator-registry/repo")
 AREAS = ("template-", "render-", "validate-", "encoding-")
@@ -26,6 +25,17 @@ def test_rows_are_sorted_by_release_then_name_and_named_by_area() -> None:
         assert row.name.startswith(AREAS), row.name
         assert re.fullmatch(r"[0-9a-f]{40}", row.commit), row.name
         assert row.until is None or opm_release(row.until) > opm_release(row.since)
+        assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)+", row.name), row.name
+        assert row.summary.strip(), row.name
+
+
+def test_behaviour_finds_each_row_by_name_and_refuses_unknown_names() -> None:
+    for row in BEHAVIOURS:
+        assert behaviour(row.name) is row
+    with pytest.raises(KeyError, match="unknown opm behaviour 'render-nothing'"):
+        behaviour("render-nothing")
+    with pytest.raises(KeyError, match="unknown opm behaviour"):
+        opm_release("1.46").has("render-nothing")
 
 
 def _git(*args: str) -> subprocess.CompletedProcess[str]:
@@ -47,13 +57,3 @@ def test_each_commit_is_first_released_in_its_since_tag(row: object) -> None:
     if earlier:  # v1.26.5 rows describe what the oldest release already does
         previous = earlier[-1].tag
         assert _git("merge-base", "--is-ancestor", row.commit, previous).returncode != 0
-
-
-def test_the_docs_page_lists_every_render_validate_and_encoding_row() -> None:
-    page = (ROOT / "docs" / "opm-releases.md").read_text()
-    for row in BEHAVIOURS:
-        if row.name.startswith("template-"):
-            continue  # the template rows are h23-templates' part of the page
-        line = next((x for x in page.splitlines() if f"`{row.name}`" in x), "")
-        assert line.startswith(f"| {row.since} | {row.until or ''} |"), row.name
-        assert row.commit[:8] in line, row.name

@@ -18,9 +18,11 @@ import yaml
 from click.testing import CliRunner
 
 from olmcat.cli import cli
-from olmcat.errors import InputError, ValidationError
+from olmcat.errors import InputError, UsageError, ValidationError
 from olmcat.go.opm import opm_release
 from olmcat.model import RelatedImage
+from olmcat.model.csvmetadata import as_rendered_by
+from olmcat.notices import NoticeLog
 from olmcat.readers.bundlerender import render_bundle_dir, render_bundles
 from tests.support.builders import crd_doc
 from tests.support.builders import csv as csv_doc
@@ -190,6 +192,29 @@ def test_csv_go_cannot_decode_stays_an_object_from_v1_28_to_v1_45(tmp_path: Path
     assert kinds(rendered) == ["ClusterServiceVersion"]
 
 
+def test_the_v1_28_default_is_the_implementation_every_command_shares(tmp_path: Path) -> None:
+    # render at v1.40.0 is what migrate, add and templates make of today's rendering
+    # (olmcat.model.csvmetadata.as_rendered_by): one code path, one olm.csv.metadata.
+    bundle = foo_bundle(tmp_path, displayName="Foo <Operator>")
+    log = NoticeLog()
+    old = release_render(bundle, "1.40", image=IMAGE, notify=log)
+    today = release_render(bundle, "1.73", image=IMAGE)
+    assert as_rendered_by(today, opm_release("1.40")) == old
+    assert [n.code for n in log] == ["render.csv-metadata-default"]
+
+
+def test_the_v1_28_default_does_not_decode_spec_release(tmp_path: Path) -> None:
+    # spec.release came with operator-framework/api v0.37.0 (opm v1.62.0): before, a release Go
+    # would now refuse is an unknown field, dropped.
+    bundle = foo_bundle(tmp_path, release="01")
+    assert types(release_render(bundle, "1.40", image=IMAGE))[-1] == "olm.csv.metadata"
+    level = "bundle-object-to-csv-metadata"
+    [kept] = render_bundles([bundle], image=IMAGE, release="1.61", migrate_level=level)
+    assert types(kept)[-1] == "olm.csv.metadata"
+    with pytest.raises(InputError, match="leading zeroes"):
+        render_bundles([bundle], image=IMAGE, release="1.62", migrate_level=level)
+
+
 @pytest.mark.parametrize(("tag", "expected"), [("1.27.1", 2), ("1.46.0", 2)])
 def test_images_keep_objects_outside_v1_28_to_v1_45(
     tmp_path: Path, tag: str, expected: int
@@ -219,7 +244,8 @@ def test_migrate_level_replaces_objects_from_v1_46(tmp_path: Path) -> None:
 
 def test_migrate_level_before_v1_46_is_refused_naming_the_release(tmp_path: Path) -> None:
     bundle = foo_bundle(tmp_path)
-    with pytest.raises(InputError, match=r"since v1\.46\.0"):
+    # The one check every command shares (olmcat.go.opm.check_migrate_level): a usage error.
+    with pytest.raises(UsageError, match=r"came with opm v1\.46\.0"):
         render_bundles(
             [bundle], release=opm_release("1.45"), migrate_level="bundle-object-to-csv-metadata"
         )

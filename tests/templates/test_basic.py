@@ -234,3 +234,28 @@ def test_escaped_special_characters_in_raw_values_as_yaml(refs: dict[str, Path])
     # written raw (as Go's JSON encoder writes them), yaml.v2 refuses U+FFFF: so does olmcat
     with pytest.raises(OutputError, match="cannot be written as YAML"):
         render(refs, text.replace("\\uffff", "\uffff"), output="yaml")
+
+
+def test_bundle_images_render_as_the_release_renders_them_once(refs: dict[str, Path]) -> None:
+    """v1.40.0 renders a bundle with an image to one olm.csv.metadata; the template takes it
+    from the render itself (one notice, not a second conversion), and --migrate-level at v1.46.0
+    goes through the same as_rendered_by as every other command."""
+    text = stream(
+        {"schema": "olm.package", "name": "demo"}, {"schema": "olm.bundle", "image": DEMO_1}
+    )
+
+    def rendered(opm: str, **kw: Any) -> tuple[dict[str, Any], list[str]]:
+        log = NoticeLog()
+        with BundleResolver(bundle_dirs=refs, notify=log) as resolver:
+            config = render_template("basic", text, resolver, opm=opm, notify=log, **kw)
+            blobs = parse_stream("".join(render_text(config, "json", opm=opm)))
+        [bundle] = [b for b in blobs if b["schema"] == "olm.bundle"]
+        return bundle, [n.code for n in log]
+
+    bundle, codes = rendered("1.40")
+    assert [p["type"] for p in bundle["properties"]][-1] == "olm.csv.metadata"
+    assert "olm.bundle.object" not in [p["type"] for p in bundle["properties"]]
+    assert codes.count("render.csv-metadata-default") == 1
+    again, codes = rendered("1.46", migrate_level="bundle-object-to-csv-metadata")
+    assert again["properties"] == bundle["properties"]
+    assert "render.csv-metadata-default" not in codes and codes.count("migrate.csv-metadata") == 1

@@ -82,7 +82,15 @@ def test_stdout_needs_one_package(tmp_path: Path) -> None:
     code, _, err = invoke("template", "basic", str(EXAMPLE), "-")
     assert code == 1 and "exactly one" in err
     code, out, err = invoke(
-        "template", "basic", str(EXAMPLE), "-", "-p", "world-operator", "--inline-bundles"
+        "template",
+        "basic",
+        str(EXAMPLE),
+        "-",
+        "-p",
+        "world-operator",
+        "--inline-bundles",
+        "--opm-version",
+        "1.26",  # the plain FBC stream form
     )
     assert code == 0, err
     assert parse_stream(out)[0]["name"] == "world-operator"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from olmcat.errors import InputError, ValidationError
+from olmcat.go.opm import NEWEST, opm_release
 from olmcat.model import Bundle, Package, PackageCatalog
 from olmcat.model import property as prop
 from olmcat.readers.bundlerender import render_bundle_dir
@@ -92,7 +93,7 @@ def oci_layout(bundle_dir: Path, out: Path) -> Path:
 def test_bundle_dir_renders_as_opm_render_with_the_reference(refs: dict[str, Path]) -> None:
     with BundleResolver(bundle_dirs=refs) as resolver:
         found = resolver.resolve(REF)
-    assert found.bundle == render_bundle_dir(refs[REF], image=REF)
+    assert found.bundle == render_bundle_dir(refs[REF], image=REF, release=NEWEST)
     assert found.csv is not None and found.csv["metadata"]["name"] == "demo.v1.0.0"
     assert found.source.startswith("bundle dir")
 
@@ -106,8 +107,33 @@ def test_order_bundle_dir_then_catalog_then_archive(refs: dict[str, Path], tmp_p
         assert resolver.resolve(REF).bundle.name == "from-catalog"
     with BundleResolver(archives={REF: archive}) as resolver:
         found = resolver.resolve(REF)
-    assert found.bundle == render_bundle_dir(refs[REF], image=REF)
+    assert found.bundle == render_bundle_dir(refs[REF], image=REF, release=NEWEST)
     assert found.source == f"archive {archive}"
+
+
+def test_images_render_as_the_release_asked_for_and_catalog_blobs_stay(
+    refs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Rendered sources follow the template's release (v1.40.0 writes olm.csv.metadata for a
+    bundle with an image, v1.26.5 sorts related images with Go 1.19); a catalog's blob is
+    returned as the catalog holds it, marked for as_rendered_by."""
+    archive = oci_layout(refs[REF], tmp_path / "archive")
+    old = opm_release("1.40")
+    with BundleResolver(bundle_dirs=refs) as resolver:
+        from_dir = resolver.resolve(REF, old)
+        assert resolver.resolve(REF) != from_dir  # the memo is per release
+    with BundleResolver(archives={REF: archive}) as resolver:
+        from_archive = resolver.resolve(REF, old)
+    for found in (from_dir, from_archive):
+        assert found.bundle == render_bundle_dir(refs[REF], image=REF, release=old)
+        assert found.form == "release"
+        objects = [p.type for p in found.bundle.properties if p.type in prop.OBJECT_TYPES]
+        assert objects == [prop.TYPE_CSV_METADATA]
+    catalog = catalog_with(tmp_path, marker("from-catalog", "demo", REF))
+    with BundleResolver(catalogs=(catalog,)) as resolver:
+        from_catalog = resolver.resolve(REF, old)
+    assert from_catalog.bundle == marker("from-catalog", "demo", REF)
+    assert from_catalog.form == "current"
 
 
 def test_registry_hook_comes_last(refs: dict[str, Path], tmp_path: Path) -> None:

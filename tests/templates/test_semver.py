@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from olmcat.errors import InputError
+from olmcat.go.opm import opm_release
 from olmcat.notices import NoticeLog
 from olmcat.templates import BundleResolver, render_template, render_text
 from olmcat.templates.semver import parse
@@ -120,11 +121,17 @@ def test_no_stream_kind_is_refused_as_v126_crashes_on_it(refs: dict[str, Path]) 
 
 def test_both_kinds_default_to_the_preferred_kind(refs: dict[str, Path]) -> None:
     both = {"major": True, "minor": True}
-    assert default_channel(render(refs, template(**both, stable=["1.0.0", "2.0.0"]))) == (
-        "stable-v2.0"
-    )
+    text = template(**both, stable=["1.0.0", "2.0.0"])
+    # v1.27.1 and later: the preferred kind, minor unless the template says major
+    assert default_channel(render(refs, text, "1.72")) == "stable-v2.0"
+    # v1.26.5: the channel Go's map iteration meets first, the major one in 7 of 8 runs
+    assert default_channel(render(refs, text, "1.26")) == "stable-v2"
     major = template(**both, stable=["1.0.0", "2.0.0"], preference="major")  # type: ignore[arg-type]
     assert default_channel(render(refs, major)) == "stable-v2"
+    assert default_channel(render(refs, major, "1.72")) == "stable-v2"
+    # olmcat's deviation: v1.26.5 refuses the field, olmcat follows it
+    minor = template(**both, stable=["1.0.0", "2.0.0"], preference="minor")  # type: ignore[arg-type]
+    assert default_channel(render(refs, minor, "1.26")) == "stable-v2.0"
     # not a tie: stable-v2.1 is created by a later bundle than stable-v2
     assert default_channel(render(refs, template(**both, stable=["2.0.0", "2.1.0"]))) == (
         "stable-v2.1"
@@ -135,8 +142,9 @@ def test_ambiguous_v126_default_channel_is_reported(refs: dict[str, Path]) -> No
     notices = NoticeLog()
     text = template(major=True, minor=True, stable=["1.0.0", "2.0.0"])
     with BundleResolver(bundle_dirs=refs) as resolver:
-        render_template("semver", text, resolver, notify=notices)
+        render_template("semver", text, resolver, opm="1.26", notify=notices)
     assert notices.codes()["template.ambiguous-default-channel"] == 1
+    assert "7 of 8 runs" in notices.notices[0].message
     notices = NoticeLog()
     with BundleResolver(bundle_dirs=refs) as resolver:
         render_template("semver", text, resolver, opm="1.72", notify=notices)
@@ -238,7 +246,9 @@ def test_strict_reading(text: str, message: str) -> None:
 
 def test_reading_matches_field_names_case_insensitively_and_yaml_v2_booleans() -> None:
     parsed = parse(
-        "Schema: olm.semver\nGenerateMajorChannels: y\nstable:\n  Bundles:\n  - Image: a\n", "t"
+        "Schema: olm.semver\nGenerateMajorChannels: y\nstable:\n  Bundles:\n  - Image: a\n",
+        "t",
+        opm=opm_release("1.26"),
     )
     assert parsed.generate_major and parsed.generate_minor
     assert parsed.bundles["stable"] == ("a",)

@@ -13,8 +13,10 @@ import click
 
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport
+from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._options import examples
 from olmcat.commands._registry import registry_options
+from olmcat.go.opm import OpmRelease
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -293,6 +295,7 @@ def deprecate_truncate(
     "olmcat add catalog/ quay.io/acme/op-bundle:v1.2.0=bundles/1.2.0 out/",
     "olmcat add --mode semver --in-place catalog/ quay.io/acme/op-bundle:v1.2.0=bundle.oci.tar",
     "olmcat add --image-ref-template 'quay.io/acme/{package}-bundle:v{version}' new/ b1/ b2/ out/",
+    "olmcat add --migrate-level bundle-object-to-csv-metadata catalog/ IMAGE=bundle/ out/",
 )
 @click.command("add")
 @click.argument("catalog")
@@ -312,6 +315,11 @@ def deprecate_truncate(
     help="Image reference of bundle directories given without IMAGE=, e.g. "
     "'quay.io/acme/{package}-bundle:v{version}' ({package}, {name}, {version}, {dir}).",
 )
+@migrate_level_option
+@opm_version_option(
+    "what the new bundles' blobs hold (olm.csv.metadata by default in v1.28-v1.45) and which "
+    "--migrate-level it knows."
+)
 @_common
 @click.pass_context
 def add(
@@ -320,6 +328,8 @@ def add(
     bundles: tuple[str, ...],
     mode: str,
     image_ref_template: str | None,
+    migrate_level: str,
+    opm_version: OpmRelease,
     in_place: bool,
     output: str,
     details: bool,
@@ -338,6 +348,7 @@ def add(
     from olmcat.maintain.add import add_bundles
 
     sources, out = _split_out(bundles, in_place)
+    level = checked_level(migrate_level, opm_version)
     notices = NoticeReport()
     result = run(
         ctx,
@@ -349,6 +360,8 @@ def add(
             image_ref_template=image_ref_template,
             in_place=in_place,
             output=_format(output),
+            migrate_level=level,
+            release=opm_version,
             notify=notices,
         ),
     )

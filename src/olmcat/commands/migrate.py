@@ -10,6 +10,7 @@ import click
 
 from olmcat.commands._errors import UsageFailure, run
 from olmcat.commands._notices import NoticeReport
+from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._options import (
     examples,
     fbc_format_option,
@@ -20,7 +21,13 @@ from olmcat.commands._options import (
 from olmcat.commands._progress import progress_bar
 from olmcat.commands._registry import registry_options
 from olmcat.commands._streams import is_stdio, stdin_as_file, stdout_when_complete
-from olmcat.migrate import MIGRATE_LEVELS, MigrateResult
+from olmcat.go.opm import OpmRelease
+from olmcat.migrate import MigrateResult
+
+_OPM_VERSION_HELP = (
+    "what `opm migrate` writes of bundles (olm.csv.metadata by default in v1.28-v1.45) and which "
+    "--migrate-level it knows."
+)
 
 
 def summary(result: MigrateResult, destination: str) -> str:
@@ -80,20 +87,15 @@ def migrate() -> None:
     "olmcat migrate sqlite -o yaml bundles.db out/",
     "olmcat migrate sqlite index-image.oci.tar out/",
     "olmcat migrate sqlite --migrate-level bundle-object-to-csv-metadata bundles.db out/",
+    "olmcat migrate sqlite --opm-version 1.40 bundles.db out/   # as opm v1.40.0 migrates",
     "olmcat migrate sqlite --report report.json bundles.db out/",
 )
 @migrate.command("sqlite")
 @click.argument("database")
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))
 @fbc_format_option
-@click.option(
-    "--migrate-level",
-    type=click.Choice(MIGRATE_LEVELS),
-    default="none",
-    show_default=True,
-    help="As opm v1.72: bundle-object-to-csv-metadata replaces olm.bundle.object properties "
-    "by one olm.csv.metadata property.",
-)
+@migrate_level_option
+@opm_version_option(_OPM_VERSION_HELP)
 @platform_option
 @registry_options()
 @report_option
@@ -105,6 +107,7 @@ def migrate_sqlite_command(
     out: Path,
     output: str,
     migrate_level: str,
+    opm_version: OpmRelease,
     platform: str | None,
     report: Path | None,
     quiet: bool,
@@ -121,6 +124,8 @@ def migrate_sqlite_command(
     """
     from olmcat.migrate import migrate_sqlite
 
+    level = checked_level(migrate_level, opm_version)
+
     def action(sink: NoticeReport) -> MigrateResult:
         with stdin_as_file(database) as source:
 
@@ -129,7 +134,8 @@ def migrate_sqlite_command(
                     source,
                     target,
                     output=output,  # type: ignore[arg-type]
-                    migrate_level=migrate_level,  # type: ignore[arg-type]
+                    migrate_level=level,
+                    release=opm_version,
                     notify=sink,
                     progress=progress_bar(quiet, "migrating"),
                     platform=platform,
@@ -151,6 +157,7 @@ def migrate_sqlite_command(
     "olmcat migrate pkgman manifests/etcd          # one package, FBC on stdout",
     "olmcat migrate pkgman --permissive --report report.json manifests/ out/",
     "olmcat migrate pkgman bundles/ out/ --mode semver --mode etcd=replaces",
+    "olmcat migrate pkgman --migrate-level bundle-object-to-csv-metadata bundles/ out/",
 )
 @migrate.command("pkgman")
 @click.argument("directory", type=click.Path(path_type=Path))
@@ -192,6 +199,8 @@ def migrate_sqlite_command(
     help="Render every bundle directory again instead of reusing (and storing) renderings in "
     "the cache ($OLMCAT_CACHE_DIR; see `olmcat cache info`).",
 )
+@migrate_level_option
+@opm_version_option(_OPM_VERSION_HELP)
 @report_option
 @quiet_option
 @click.pass_context
@@ -205,6 +214,8 @@ def migrate_pkgman_command(
     modes: tuple[str, ...],
     all_documents: bool,
     no_cache: bool,
+    migrate_level: str,
+    opm_version: OpmRelease,
     report: Path | None,
     quiet: bool,
 ) -> None:
@@ -227,10 +238,11 @@ def migrate_pkgman_command(
         raise click.BadParameter(str(problem), param_hint="--mode") from None
     if is_stdio(directory):
         raise UsageFailure("DIRECTORY cannot be '-' (stdin): a directory tree cannot be piped")
+    level = checked_level(migrate_level, opm_version)
     to_stdout = out is None or is_stdio(out)
 
     def action(sink: NoticeReport) -> MigrateResult:
-        cache = None if no_cache else RenderCache(context=behaviour_context())
+        cache = None if no_cache else RenderCache(context=behaviour_context(opm_version, level))
 
         def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
             return migrate_pkgman(
@@ -246,6 +258,8 @@ def migrate_pkgman_command(
                 mode=mode,
                 package_modes=package_modes,
                 cache=cache,
+                migrate_level=level,
+                release=opm_version,
             )
 
         if not to_stdout:

@@ -10,22 +10,12 @@ import click
 
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport
+from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._options import examples, platform_option, report_option
 from olmcat.commands._registry import registry_options
+from olmcat.go.opm import OpmRelease
 
 FORMATS = ("json", "yaml")
-MIGRATE_LEVELS = ("none", "bundle-object-to-csv-metadata")
-
-
-def _release(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-    from olmcat.go.opm import NEWEST, opm_release
-
-    if value is None:
-        return NEWEST
-    try:
-        return opm_release(value)
-    except ValueError as error:
-        raise click.BadParameter(str(error), ctx, param) from None
 
 
 @examples(
@@ -60,23 +50,11 @@ def _release(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     show_default=True,
     help="Format of the olm.bundle blobs on stdout.",
 )
-@click.option(
-    "--opm-version",
-    "release",
-    metavar="X.Y[.Z]",
-    callback=_release,
-    help="Render as this opm release does (v1.26.5 to v1.73.0; X.Y means that line's newest "
-    "patch). Default: the newest. The order and form of the manifests, the olm.package release "
-    "and related-image order changed between releases (docs/opm-releases.md).",
+@opm_version_option(
+    "the order and form of the manifests (olm.csv.metadata by default in v1.28.0-v1.45), the "
+    "olm.package release and the related-image order changed between releases."
 )
-@click.option(
-    "--migrate-level",
-    type=click.Choice(MIGRATE_LEVELS),
-    default="none",
-    show_default=True,
-    help="As opm render's (v1.46.0 and later): bundle-object-to-csv-metadata replaces the "
-    "olm.bundle.object properties of each bundle with an image by one olm.csv.metadata.",
-)
+@migrate_level_option
 @platform_option
 @registry_options()
 @report_option
@@ -87,7 +65,7 @@ def render_command(
     image: str | None,
     image_ref_template: str | None,
     output: str,
-    release: Any,
+    opm_version: OpmRelease,
     migrate_level: str,
     platform: str | None,
     report: Path | None,
@@ -103,18 +81,16 @@ def render_command(
     same images by the opm release --opm-version names. A bundle whose replaces target is absent
     renders (no graph is built); what opm refuses to render is refused.
     """
-    from olmcat.errors import InputError
-    from olmcat.readers.bundlerender import check_migrate_level, render_bundles
+    from olmcat.go.json import before_go_122
+    from olmcat.readers.bundlerender import render_bundles
     from olmcat.writers.fbc import RENDERERS, bundle_json
 
     if image is not None and len(sources) > 1:
         raise click.UsageError("--image names one bundle's image: give one SOURCE")
     if image is not None and image_ref_template is not None:
         raise click.UsageError("--image and --image-ref-template exclude each other")
-    try:
-        check_migrate_level(migrate_level, release)  # type: ignore[arg-type]
-    except InputError as error:
-        raise click.UsageError(str(error)) from None
+    release = opm_version
+    level = checked_level(migrate_level, release)
     notices = NoticeReport()
     extra: dict[str, Any] = {"ok": False}
     try:
@@ -127,12 +103,14 @@ def render_command(
                 platform=platform,
                 notify=notices,
                 release=release,
-                migrate_level=migrate_level,  # type: ignore[arg-type]
+                migrate_level=level,
             ),
         )
         render = RENDERERS[output]  # type: ignore[index]
-        for chunk in render(bundle_json(b) for b in bundles):
-            sys.stdout.write(chunk)
+        # Names and images are escaped as the release's Go escapes them, as the blobs were.
+        with before_go_122(not release.has("encoding-go122-json")):
+            for chunk in render(bundle_json(b) for b in bundles):
+                sys.stdout.write(chunk)
         extra = {"ok": True, "written": {"bundles": len(bundles)}, "opm": release.tag}
     finally:  # the report is written even when the run fails
         notices.write(report, command="render", inputs=list(sources), **extra)

@@ -12,15 +12,17 @@ import click
 
 from olmcat.commands._errors import CommandError, run
 from olmcat.commands._notices import NoticeReport
+from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
 from olmcat.commands._options import examples, quiet_option, report_option
 from olmcat.commands._registry import registry_options
+from olmcat.go.opm import MIGRATE_LEVELS, OpmRelease
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 OPM_VERSION_HELP = (
-    "Which opm to behave as: 1.26 (the oracle, opm v1.26.5: default) or 1.72 (generate flags "
-    "default to minor only when neither is set, package icon and description from the default "
-    "channel head, olm.deprecations typed, basic templates written as olm.template.basic)."
+    "the semver template's generate defaults, default channel and links, the package icon and "
+    "description, the basic template form, olm.csv.metadata by default (v1.28-v1.45), the "
+    "migration levels."
 )
 
 
@@ -106,6 +108,8 @@ def _registry_fetcher() -> Any:
     "olmcat render-template basic basic.yaml --bundle-dir quay.io/acme/op-bundle:v1.2.0=bundle/",
     "olmcat render-template semver -o mermaid template.yaml --bundle-map bundles.txt",
     "olmcat render-template template.yaml --resolve-from index.db   # type from the schema",
+    "olmcat render-template --opm-version 1.46 --migrate-level bundle-object-to-csv-metadata "
+    "semver.yaml",
 )
 @click.command("render-template")
 @click.argument("kind_or_file", metavar="[basic|semver]", required=False)
@@ -125,13 +129,8 @@ def _registry_fetcher() -> Any:
     help="olmcat extension: accept full olm.bundle blobs in a basic template and keep them as "
     "they are (opm refuses them).",
 )
-@click.option(
-    "--opm-version",
-    type=click.Choice(("1.26", "1.72")),
-    default="1.26",
-    show_default=True,
-    help=OPM_VERSION_HELP,
-)
+@opm_version_option(OPM_VERSION_HELP)
+@migrate_level_option
 @click.option(
     "--out",
     "out_dir",
@@ -153,7 +152,8 @@ def render_template(
     no_pull: bool,
     bundle_archives: tuple[str, ...],
     inline_bundles: bool,
-    opm_version: str,
+    opm_version: OpmRelease,
+    migrate_level: str,
     out_dir: Path | None,
     report: Path | None,
 ) -> None:
@@ -171,7 +171,8 @@ def render_template(
       2. --resolve-from: the olm.bundle blob of an existing catalog
       3. --bundle-archive: a saved bundle image
       4. the image's registry (not with --no-pull)
-    The output is byte-identical to opm v1.26.5 (--opm-version 1.72: opm v1.72's rules).
+    The output is what the opm release --opm-version writes (default: the newest olmcat
+    knows); --migrate-level as opm's (v1.46.0 and later).
     """
     from olmcat.templates import detect_kind, render_text
     from olmcat.templates import render_template as render
@@ -184,6 +185,7 @@ def render_template(
         kind, path = None, kind_or_file or "-"
     if output == "mermaid" and out_dir is not None:
         raise click.UsageError("--out writes catalogs; it cannot be used with -o mermaid")
+    level = checked_level(migrate_level, opm_version)
     notices = NoticeReport()
 
     def action() -> None:
@@ -197,8 +199,9 @@ def render_template(
                 text,
                 res,
                 where=where,
-                opm=opm_version,  # type: ignore[arg-type]
+                opm=opm_version,
                 inline_bundles=inline_bundles,
+                migrate_level=level,
                 notify=notices,
             )
         if out_dir is not None:
@@ -208,14 +211,14 @@ def render_template(
                 config,
                 out_dir,
                 output,  # type: ignore[arg-type]
-                opm_version,  # type: ignore[arg-type]
+                opm_version,
             )
             click.echo(f"wrote {count} packages to {out_dir}", err=True)
         else:
             for chunk in render_text(
                 config,
                 output,  # type: ignore[arg-type]
-                opm=opm_version,  # type: ignore[arg-type]
+                opm=opm_version,
                 notify=notices,
             ):
                 sys.stdout.write(chunk)
@@ -270,12 +273,22 @@ def _template_command(kind: str) -> Callable[[F], F]:
                     else "yaml)."
                 ),
             ),
+            opm_version_option(
+                "the template form and the round trip's rendering. " + OPM_VERSION_HELP
+            ),
             click.option(
-                "--opm-version",
-                type=click.Choice(("1.26", "1.72")),
-                default="1.26",
+                "--migrate-level",
+                "migrate_level",
+                type=click.Choice(MIGRATE_LEVELS),
+                default="none",
                 show_default=True,
-                help=OPM_VERSION_HELP,
+                help="The --migrate-level the templates will be rendered with (opm v1.46.0 and "
+                "later): the round trip renders with it"
+                + (
+                    ", and bundles written whole (--inline-bundles) are migrated."
+                    if kind == "basic"
+                    else "."
+                ),
             ),
             click.option(
                 "--strict",
@@ -304,7 +317,7 @@ def _template_command(kind: str) -> Callable[[F], F]:
 @examples(
     "olmcat template basic index.db templates/          # templates/<package>.json",
     "olmcat template basic catalog/ - -p etcd --format yaml",
-    "olmcat template basic --opm-version 1.72 catalog/ templates/   # olm.template.basic form",
+    "olmcat template basic --opm-version 1.43 catalog/ templates/   # plain FBC stream form",
     "olmcat template basic --inline-bundles manifests/ templates/   # bundles without images",
 )
 @template.command("basic")
@@ -321,7 +334,8 @@ def template_basic(
     out: str,
     packages: tuple[str, ...],
     output: str | None,
-    opm_version: str,
+    opm_version: OpmRelease,
+    migrate_level: str,
     strict: bool,
     report: Path | None,
     quiet: bool,
@@ -342,6 +356,7 @@ def template_basic(
         packages,
         output,
         opm_version,
+        migrate_level,
         strict,
         report,
         quiet,
@@ -377,7 +392,8 @@ def template_semver(
     out: str,
     packages: tuple[str, ...],
     output: str | None,
-    opm_version: str,
+    opm_version: OpmRelease,
+    migrate_level: str,
     strict: bool,
     report: Path | None,
     quiet: bool,
@@ -407,6 +423,7 @@ def template_semver(
         packages,
         output,
         opm_version,
+        migrate_level,
         strict,
         report,
         quiet,
@@ -423,7 +440,8 @@ def _generate(
     out: str,
     packages: tuple[str, ...],
     output: str | None,
-    opm_version: str,
+    opm_version: OpmRelease,
+    migrate_level: str,
     strict: bool,
     report: Path | None,
     quiet: bool,
@@ -435,6 +453,7 @@ def _generate(
     from olmcat.files.output import write_report
     from olmcat.templates import generate_templates
 
+    level = checked_level(migrate_level, opm_version)
     notices = NoticeReport()
 
     def action() -> Any:
@@ -443,9 +462,10 @@ def _generate(
             "-" if out == "-" else Path(out),
             kind,  # type: ignore[arg-type]
             packages=set(packages) or None,
-            opm=opm_version,  # type: ignore[arg-type]
+            opm=opm_version,
             output=output,  # type: ignore[arg-type]
             inline_bundles=inline_bundles,
+            migrate_level=level,
             archetypes=archetypes,
             streams=streams,  # type: ignore[arg-type]
             notify=notices,

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from json.encoder import encode_basestring as _encode_basestring
 from typing import Any
@@ -28,15 +31,47 @@ _HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 _HTML = re.compile("[<>&]")
 
 
+# Go before 1.22 writes U+0008 and U+000C as \u0008 and \u000c (1.22 and later: \b and \f).
+_BEFORE_GO_122: ContextVar[bool] = ContextVar("olmcat_before_go_122", default=False)
+_BACKSPACE_OR_FORMFEED = re.compile("([\x08\x0c])")
+
+
+@contextmanager
+def before_go_122(active: bool = True) -> Iterator[None]:
+    """While active, :func:`go_string` writes U+0008 and U+000C as an encoder built with Go
+    before 1.22 does (the opm releases before v1.41.0)."""
+    token = _BEFORE_GO_122.set(active)
+    try:
+        yield
+    finally:
+        _BEFORE_GO_122.reset(token)
+
+
+def _go_string_before_122(text: str) -> str:
+    parts = _BACKSPACE_OR_FORMFEED.split(text)
+    return (
+        '"'
+        + "".join(
+            ("\\u0008" if part == "\x08" else "\\u000c")
+            if part in ("\x08", "\x0c")
+            else _encode_basestring(part)[1:-1]
+            for part in parts
+        )
+        + '"'
+    )
+
+
 def go_string(text: str, *, escape_html: bool = False) -> str:
     """Encode ``text`` as a JSON string literal the way Go does.
 
     Go escapes ``"``, ``\\``, control characters and always U+2028/U+2029; with HTML escaping on
-    (``json.Marshal``'s default) also ``<``, ``>`` and ``&``.
+    (``json.Marshal``'s default) also ``<``, ``>`` and ``&``. U+0008 and U+000C: ``\\b`` and
+    ``\\f`` (Go 1.22 and later), unless :func:`before_go_122` is active.
     """
-    out = _encode_basestring(
-        text
-    )  # what json.dumps(text, ensure_ascii=False) calls, minus its setup
+    if ("\x08" in text or "\x0c" in text) and _BEFORE_GO_122.get():
+        out = _go_string_before_122(text)
+    else:
+        out = _encode_basestring(text)  # what json.dumps(text, ensure_ascii=False) calls
     if "\u2028" in out or "\u2029" in out:
         out = out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     if escape_html:
@@ -94,9 +129,20 @@ def _fragment(value: Any) -> Any:
     raise TypeError
 
 
+# Escapes are read pairwise from the left, so the "\b" of an escaped backslash ("\\b") is
+# left alone.
+_ESCAPE_PAIR = re.compile(rb"\\(.)", re.DOTALL)
+_GO_119_ESCAPES = {b"b": b"\\u0008", b"f": b"\\u000c"}
+
+
+def _go_119_escape(match: re.Match[bytes]) -> bytes:
+    return _GO_119_ESCAPES.get(match.group(1), match.group(0))
+
+
 def marshal_object(value: Any) -> str:
     """``json.Marshal`` of a Kubernetes object decoded into generic maps (``unstructured``):
-    compact, keys sorted, HTML characters and U+2028/U+2029 escaped.
+    compact, keys sorted, HTML characters and U+2028/U+2029 escaped (U+0008 and U+000C as Go
+    before 1.22 escapes them while :func:`before_go_122` is active).
 
     orjson does the heavy lifting; the escapes are applied to its output, which is safe because
     those characters can only occur inside JSON strings. Values orjson cannot encode (integers
@@ -113,6 +159,8 @@ def marshal_object(value: Any) -> str:
     for raw, escaped in _HTML_BYTES:
         if raw in data:
             data = data.replace(raw, escaped)
+    if (b"\\b" in data or b"\\f" in data) and _BEFORE_GO_122.get():
+        data = _ESCAPE_PAIR.sub(_go_119_escape, data)
     return data.decode()
 
 

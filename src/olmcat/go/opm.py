@@ -13,15 +13,22 @@ version numbers itself, so that each behaviour's starting release is written dow
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final, Literal
+
+from olmcat.errors import UsageError
 
 __all__ = [
     "BEHAVIOURS",
+    "MIGRATE_LEVELS",
     "NEWEST",
     "OLDEST",
     "RELEASES",
     "Behaviour",
+    "MigrateLevel",
     "OpmRelease",
+    "as_release",
     "behaviour",
+    "check_migrate_level",
     "opm_release",
 ]
 
@@ -100,12 +107,10 @@ class OpmRelease:
         """True when this release is ``tag`` or newer."""
         return self >= _parse_tag(tag)
 
-    def has(self, behaviour: str) -> bool:
-        """True when ``behaviour`` (a name in :data:`BEHAVIOURS`) is in force at this release."""
-        try:
-            found = _BY_NAME[behaviour]
-        except KeyError:
-            raise KeyError(f"unknown opm behaviour {behaviour!r}") from None
+    def has(self, name: str) -> bool:
+        """True when the behaviour ``name`` (a row of :data:`BEHAVIOURS`) is in force at this
+        release."""
+        found = behaviour(name)
         return self.at_least(found.since) and (
             found.until is None or not self.at_least(found.until)
         )
@@ -148,6 +153,30 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         until="v1.28.0",
     ),
     Behaviour(
+        "template-semver-channel-preference",
+        "v1.27.1",
+        "7629c6f991fc8dcce91bcb5ee4e998678bbd7779",
+        "semver templates read defaultChannelTypePreference (before: an unknown field); when one "
+        "bundle creates a major and a minor channel, the preferred kind is the default channel "
+        "(before: whichever Go's map iteration met first, the major channel in 7 of 8 runs), and "
+        "a channel first created at 0.0.0 can be the default",
+    ),
+    Behaviour(
+        "template-semver-generate-defaults",
+        "v1.27.1",
+        "7629c6f991fc8dcce91bcb5ee4e998678bbd7779",
+        "semver templates make minor channels only when neither generate flag is set (before: "
+        "generateMinorChannels was true unless the template set it false)",
+    ),
+    Behaviour(
+        "encoding-meta-reencoded",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "blobs of schemas opm does not model are decoded into a map and encoded again (keys "
+        "sorted, numbers as float64, no HTML escaping) instead of passed through as written "
+        "after a plain text replacement of \\u003c, \\u003e and \\u0026",
+    ),
+    Behaviour(
         "render-csv-metadata-by-default",
         "v1.28.0",
         "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
@@ -164,6 +193,15 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "by their value text (the base64 of each manifest), then moved to the end, instead of "
         "following the manifests' file names; an olm.bundle.object or olm.csv.metadata from "
         "properties.yaml moves to the end with them",
+    ),
+    Behaviour(
+        "render-sqlite-csv-metadata-by-default",
+        "v1.28.0",
+        "2ee231b3235cb38aeb045845627a7d7ffb98d1b4",
+        "rendering or migrating an SQLite database writes one olm.csv.metadata property (last) "
+        "instead of the olm.bundle.object properties for bundles that have a bundle path and a "
+        "CSV that decodes",
+        until="v1.46.0",
     ),
     Behaviour(
         "validate-blob-generic-decode",
@@ -189,10 +227,37 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "refusal for a missing file or for 'ref' beside 'data'",
     ),
     Behaviour(
+        "encoding-deprecations-typed",
+        "v1.32.0",
+        "f2285a21a7a48d8fe584e916875405e5d48e9149",
+        "olm.deprecations blobs are decoded into declcfg.Deprecation (unknown fields dropped, "
+        "fields in struct order) and written after the other blobs of their package (before: "
+        "an unknown schema, passed through)",
+    ),
+    Behaviour(
         "validate-deprecations",
         "v1.32.0",
         "f7c6429a51fcfd3c27f1e340a81c622c8429b716",
         "olm.deprecations blobs are read and checked (package, references, messages)",
+    ),
+    Behaviour(
+        "template-semver-channel-scoped-links",
+        "v1.37.0",
+        "2096c4f5d0d2cb3ed31767d406afe10786565f01",
+        "semver templates link each channel on its own: the last entry of each minor version "
+        "replaces the last entry of the previous minor version of the same channel and skips "
+        "the lower entries of its own minor version (before and after: one pass over all entries "
+        "of an archetype, stream kind and major version, where a minor channel's first entry "
+        "replaces the previous minor's head and skips every lower entry of that major)",
+        until="v1.61.0",
+    ),
+    Behaviour(
+        "template-semver-skip-replaced-head",
+        "v1.37.0",
+        "2096c4f5d0d2cb3ed31767d406afe10786565f01",
+        "with channel-scoped links, an entry that replaces the previous minor version's last "
+        "entry also skips it (listed first among its skips)",
+        until="v1.57.0",
     ),
     Behaviour(
         "encoding-go122-json",
@@ -200,14 +265,28 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "773f39dc602a802aa94b4378523eeaef86025885",
         "opm is built with Go 1.22 or newer: JSON strings write U+0008 and U+000C as \\b and "
         "\\f (before: \\u0008, \\u000c), and sort.Slice orders equal keys of more than 12 "
-        "elements differently (render follows each release; migrations write the Go 1.22 "
-        "form: see the Deviations table)",
+        "elements differently (render and render-template follow each release; migrations and "
+        "add write the Go 1.22 form: see the Deviations table)",
     ),
     Behaviour(
         "validate-package-name-dns1123",
         "v1.41.0",
         "6bb0a3e9d60393e61992c0654bc663341c652ba0",
         "package names must be DNS-1123 labels",
+    ),
+    Behaviour(
+        "encoding-bundle-name-omitempty",
+        "v1.44.0",
+        "dff7915e80b476bf817e25e8101455716e6352be",
+        "an olm.bundle blob without name or package is written without those fields (before: "
+        '"name":"" and "package":"")',
+    ),
+    Behaviour(
+        "template-basic-schema",
+        "v1.44.0",
+        "dff7915e80b476bf817e25e8101455716e6352be",
+        "basic templates are one olm.template.basic document whose entries are the blobs "
+        "(before: a plain FBC stream); opm refuses the other form",
     ),
     Behaviour(
         "render-migrate-level",
@@ -239,6 +318,14 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "it are stranded, and cycles beyond it are no longer seen",
     ),
     Behaviour(
+        "render-csv-release-field",
+        "v1.62.0",
+        "4fdcf1a0212ffaefd04c1756ab4ffdbb935f0681",
+        "the CSV's spec.release is decoded (operator-framework/api v0.37.0): a release that is "
+        "not a string of dot-separated alphanumeric identifiers without leading zeros (null and "
+        '"" included) makes building olm.csv.metadata fail',
+    ),
+    Behaviour(
         "render-package-release",
         "v1.62.0",
         "6212dc2a245d99e0e828454186f3ab4046d2741f",
@@ -268,6 +355,13 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "bundle images and related images must be valid pull specs",
     ),
     Behaviour(
+        "template-semver-package-metadata",
+        "v1.65.0",
+        "2095729b2418de4c548c6e1aefd824b80f5842f6",
+        "semver templates copy the description and the first icon of the default channel "
+        "head's CSV to the olm.package blob",
+    ),
+    Behaviour(
         "validate-bundle-release",
         "v1.68.0",
         "e514cfd6afaa5db6508ac94a999a56c8d698dc12",
@@ -285,14 +379,6 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 
 
-def behaviour(name: str) -> Behaviour:
-    """The row of :data:`BEHAVIOURS` called ``name`` (KeyError when there is none)."""
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"unknown opm behaviour {name!r}") from None
-
-
 def opm_release(text: str) -> OpmRelease:
     """The release ``text`` names: ``X.Y.Z`` exactly, or ``X.Y`` for that line's newest patch
     (``1.26`` is v1.26.5); a leading ``v`` is allowed. ``ValueError`` names the known range."""
@@ -305,3 +391,41 @@ def opm_release(text: str) -> OpmRelease:
     if not matches:
         raise ValueError(f"opm {text} is not a release olmcat knows; it knows {known}")
     return matches[-1]
+
+
+def as_release(value: OpmRelease | str) -> OpmRelease:
+    """``value`` itself, or the release its text names (see :func:`opm_release`)."""
+    return value if isinstance(value, OpmRelease) else opm_release(value)
+
+
+def behaviour(name: str) -> Behaviour:
+    """The row of :data:`BEHAVIOURS` called ``name`` (its ``since`` names the release that
+    introduced it, for messages); KeyError when there is none."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown opm behaviour {name!r}") from None
+
+
+# -- migration levels (opm's --migrate-level, since v1.46.0) -------------------------------------
+
+MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
+MIGRATE_TO_CSV_METADATA: Final = "bundle-object-to-csv-metadata"
+MIGRATE_LEVELS: Final[tuple[MigrateLevel, ...]] = ("none", "bundle-object-to-csv-metadata")
+
+
+def check_migrate_level(level: str, release: OpmRelease) -> MigrateLevel:
+    """``level`` if ``release`` knows it; otherwise :class:`~olmcat.errors.UsageError` naming
+    the release that introduced migration levels."""
+    if level == "none":
+        return "none"
+    if level != MIGRATE_TO_CSV_METADATA:
+        raise UsageError(f"unknown migration level {level!r}: one of {', '.join(MIGRATE_LEVELS)}")
+    if not release.has("render-migrate-level"):
+        since = behaviour("render-migrate-level").since
+        raise UsageError(
+            f"--migrate-level {level}: opm {release.tag} has no migration levels; they came "
+            f"with opm {since} (use --opm-version {since.removeprefix('v')} or later, or leave "
+            "--migrate-level out)"
+        )
+    return MIGRATE_TO_CSV_METADATA

@@ -9,6 +9,9 @@ rendered as ``opm render`` renders the image); with ``--mode replaces`` all the 
 package are added in one call, as one ``opm registry add`` with several images does; in the
 semver modes one at a time, in ascending version.
 
+The new bundles' blobs are what the opm release ``release`` writes of them after adding and
+migrating (``olm.csv.metadata`` by default in v1.28.0-v1.45, ``migrate_level``'s migrations).
+
 What differs from a database on purpose: bundles already in the catalog keep their manifests
 (opm's semver-mode adds clear the CSV and objects of every non-head bundle in the database, so
 they would lose their ``olm.bundle.object`` properties in a migration).
@@ -24,8 +27,10 @@ from pathlib import Path
 
 from olmcat.errors import InputError, ValidationError
 from olmcat.files import safe
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease, as_release, check_migrate_level
 from olmcat.maintain.rewrite import MaintainResult, rewrite
 from olmcat.model import Bundle, Package, PackageCatalog, manifests
+from olmcat.model.csvmetadata import as_rendered_by
 from olmcat.notices import Notice, NoticeLog, NoticeSink, discard
 from olmcat.readers import legacy
 from olmcat.readers.update_modes import (
@@ -208,19 +213,26 @@ def add_bundles(
     image_ref_template: str | None = None,
     in_place: bool = False,
     output: OutputFormat = "json",
+    migrate_level: MigrateLevel = "none",
+    release: OpmRelease | str = NEWEST,
     notify: NoticeSink = discard,
 ) -> MaintainResult:
     """Add the bundles of ``sources`` (see :func:`load_new_bundle`) to ``catalog`` in ``mode``.
-    An empty directory as ``catalog`` starts a new catalog."""
+    An empty directory as ``catalog`` starts a new catalog. The new bundles' blobs are written
+    as opm ``release`` writes them, with ``migrate_level``."""
     if mode not in ADD_MODES:
         raise InputError(f"unknown mode {mode!r}: one of {', '.join(ADD_MODES)}")
     if not sources:
         raise InputError("name at least one bundle to add")
+    release = as_release(release)
+    check_migrate_level(migrate_level, release)
     log = NoticeLog(forward=notify)
     per_package: dict[str, list[NewBundle]] = defaultdict(list)
     for text in sources:
         item = load_new_bundle(text, image_ref_template=image_ref_template, notify=log)
-        per_package[item.node.package].append(item)
+        # Added to an index database and migrated by opm: the database's rendering rules.
+        rendered = as_rendered_by(item.bundle, release, migrate_level, log, form="sqlite")
+        per_package[item.node.package].append(replace(item, bundle=rendered))
     added: dict[str, list[str]] = {}
 
     def transform(name: str, pkg: PackageCatalog | None) -> PackageCatalog | None:
@@ -249,5 +261,10 @@ def add_bundles(
         notify=log,
     )
     result.notices = log
-    result.details = {"mode": mode, "added": added}
+    result.details = {
+        "mode": mode,
+        "added": added,
+        "opmVersion": release.tag,
+        "migrateLevel": migrate_level,
+    }
     return result

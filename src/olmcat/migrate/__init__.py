@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from olmcat.go.opm import MIGRATE_LEVELS as MIGRATE_LEVELS
+from olmcat.go.opm import NEWEST, OpmRelease
+from olmcat.go.opm import MigrateLevel as MigrateLevel
 from olmcat.model import CatalogStats, PackageCatalog, counted
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.writers import fbc
@@ -16,8 +20,6 @@ if TYPE_CHECKING:
     from olmcat.readers.bundlecache import RenderCache
     from olmcat.readers.update_modes import Mode
 
-MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
-MIGRATE_LEVELS: tuple[MigrateLevel, ...] = ("none", "bundle-object-to-csv-metadata")
 
 Progress = Callable[[Iterable[PackageCatalog], int], Iterable[PackageCatalog]]
 
@@ -36,30 +38,29 @@ class MigrateResult:
 
 
 def apply_migrate_level(
-    packages: Iterable[PackageCatalog], level: MigrateLevel, notify: NoticeSink = discard
+    packages: Iterable[PackageCatalog],
+    level: MigrateLevel,
+    notify: NoticeSink = discard,
+    *,
+    release: OpmRelease = NEWEST,
 ) -> Iterator[PackageCatalog]:
-    """opm's ``--migrate-level``: optional rewrites applied after reading."""
-    if level == "none":
+    """What opm ``release`` writes of the bundles of an SQLite database (``opm migrate``):
+    ``olm.csv.metadata`` by default in v1.28.0-v1.45, then ``--migrate-level``'s migrations
+    (:func:`olmcat.model.csvmetadata.as_rendered_by`)."""
+    from olmcat.go.opm import check_migrate_level
+    from olmcat.model.csvmetadata import as_rendered_by
+
+    check_migrate_level(level, release)
+    if level == "none" and not release.has("render-sqlite-csv-metadata-by-default"):
         yield from packages
         return
-    from olmcat.model.csvmetadata import bundle_objects_to_csv_metadata
-
     for pkg in packages:
-        rewritten = bundle_objects_to_csv_metadata(pkg)
-        for before, after in zip(pkg.bundles, rewritten.bundles, strict=True):
-            if before.properties != after.properties:
-                notify(
-                    Notice(
-                        "migrate.csv-metadata",
-                        f"package {pkg.name!r}: bundle {before.name!r}: olm.bundle.object "
-                        "properties replaced by one olm.csv.metadata (--migrate-level "
-                        f"{level})",
-                        "info",
-                        package=pkg.name,
-                        bundle=before.name,
-                    )
-                )
-        yield rewritten
+        bundles = tuple(
+            as_rendered_by(b, release, level, notify, form="sqlite") for b in pkg.bundles
+        )
+        if any(a is not b for a, b in zip(bundles, pkg.bundles, strict=True)):
+            pkg = dataclasses.replace(pkg, bundles=bundles)
+        yield pkg
 
 
 def write_catalog(
@@ -69,6 +70,7 @@ def write_catalog(
     total: int,
     output: fbc.OutputFormat = "json",
     migrate_level: MigrateLevel = "none",
+    release: OpmRelease = NEWEST,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
     notify: NoticeSink = discard,
@@ -76,7 +78,9 @@ def write_catalog(
     """Stream ``packages`` into ``out`` (a directory, written atomically) or onto ``stdout``."""
     started = time.perf_counter()
     stats = CatalogStats()
-    stream: Iterable[PackageCatalog] = apply_migrate_level(packages, migrate_level, notify)
+    stream: Iterable[PackageCatalog] = apply_migrate_level(
+        packages, migrate_level, notify, release=release
+    )
     if progress is not None:
         stream = progress(stream, total)
     if out is None:
@@ -102,6 +106,7 @@ def migrate_sqlite(
     *,
     output: fbc.OutputFormat = "json",
     migrate_level: MigrateLevel = "none",
+    release: OpmRelease | str = NEWEST,
     notify: NoticeSink = discard,
     progress: Progress | None = None,
     stdout: TextIO | None = None,
@@ -109,8 +114,13 @@ def migrate_sqlite(
 ) -> MigrateResult:
     """Migrate an SQLite index database (or an index image archive holding one) to a file-based
     catalog, never touching the database. Everything left out, rewritten or doubted goes to
-    ``notify`` (and into ``MigrateResult.notices``)."""
+    ``notify`` (and into ``MigrateResult.notices``). ``release``: the opm whose ``opm migrate``
+    output to write (its olm.csv.metadata rules and migration levels)."""
+    from olmcat.go.opm import as_release, check_migrate_level
     from olmcat.readers.catalog import open_catalog
+
+    release = as_release(release)
+    check_migrate_level(migrate_level, release)
 
     kept: list[Notice] = []
     sink = _keeping(notify, kept)
@@ -121,6 +131,7 @@ def migrate_sqlite(
             total=len(catalog.package_names()),
             output=output,
             migrate_level=migrate_level,
+            release=release,
             progress=progress,
             stdout=stdout,
             notify=sink,
@@ -143,6 +154,8 @@ def migrate_pkgman(
     mode: Mode | None = None,
     package_modes: Mapping[str, Mode] | None = None,
     cache: RenderCache | None = None,
+    migrate_level: MigrateLevel = "none",
+    release: OpmRelease | str = NEWEST,
 ) -> MigrateResult:
     """Migrate package-manifest and bundle-format directories to a file-based catalog.
 
@@ -152,8 +165,13 @@ def migrate_pkgman(
     Bundle-format packages are built as ``opm registry add`` builds them, in
     ``package_modes[package]``, else ``mode``, else the mode their ``ci.yaml`` names (see
     :mod:`olmcat.readers.bundledir`). With ``cache``, bundle directories rendered before with the
-    same files and options are taken from it (:mod:`olmcat.readers.bundlecache`)."""
+    same files and options are taken from it (:mod:`olmcat.readers.bundlecache`). ``release`` and
+    ``migrate_level``: as for :func:`migrate_sqlite` (the ``opm migrate`` step of the pipeline)."""
+    from olmcat.go.opm import as_release, check_migrate_level
     from olmcat.readers.directory import DirectoryCatalog
+
+    release = as_release(release)
+    check_migrate_level(migrate_level, release)
 
     kept: list[Notice] = []
     sink = _keeping(notify, kept)
@@ -173,6 +191,8 @@ def migrate_pkgman(
             out,
             total=len(catalog.package_names()),
             output=output,
+            migrate_level=migrate_level,
+            release=release,
             progress=progress,
             stdout=stdout,
             notify=sink,

@@ -20,12 +20,13 @@ import json
 import json.decoder
 import json.scanner
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from olmcat.errors import InputError
 from olmcat.go.json import compact, go_float, go_string
+from olmcat.go.opm import MIGRATE_TO_CSV_METADATA, NEWEST, MigrateLevel, OpmRelease
 from olmcat.go.semver import parse_version_tolerant
 from olmcat.model import Bundle, PackageCatalog
 from olmcat.model.property import (
@@ -34,12 +35,17 @@ from olmcat.model.property import (
     Property,
     bundle_object_data,
 )
+from olmcat.notices import Notice, NoticeSink, discard
 
 __all__ = [
-    "bundle_object_to_csv_metadata",
+    "BundleForm",
+    "as_rendered_by",
     "bundle_objects_to_csv_metadata",
     "csv_metadata",
-    "csv_metadata_of_json",
+    "csv_metadata_default_notice",
+    "default_csv_metadata",
+    "migrate_bundle",
+    "rendered_manifests",
 ]
 
 CSV_KIND: Final = "ClusterServiceVersion"
@@ -100,6 +106,8 @@ RAW: Final = _Scalar("json.RawMessage")
 # A struct whose contents opm never reads and we do not model: only "object or null" is checked.
 OPAQUE: Final = _Scalar("opaque struct")
 VERSION: Final = _Scalar("version.OperatorVersion")
+# operator-framework/api v0.37.0's release.OperatorRelease (opm v1.62.0 and later).
+RELEASE: Final = _Scalar("release.OperatorRelease")
 TIME: Final = _Scalar("metav1.Time")
 INT_OR_STRING: Final = _Scalar("intstr.IntOrString")
 FIELDS_V1: Final = _Scalar("metav1.FieldsV1")
@@ -441,6 +449,23 @@ CLUSTER_SERVICE_VERSION: Final = _struct(
     ("spec", CSV_SPEC),
     ("status", CSV_STATUS),
 )
+# The same with spec.release (operator-framework/api v0.37.0, in opm since v1.62.0).
+CLUSTER_SERVICE_VERSION_WITH_RELEASE: Final = _struct(
+    "ClusterServiceVersion",
+    ("apiVersion,omitempty", STRING),
+    ("kind,omitempty", STRING),
+    ("metadata", OBJECT_META),
+    (
+        "spec",
+        _struct(
+            CSV_SPEC.name,
+            *((f.key + (",omitempty" if f.omitempty else ""), f.type) for f in CSV_SPEC.fields[:2]),
+            ("release", RELEASE),
+            *((f.key + (",omitempty" if f.omitempty else ""), f.type) for f in CSV_SPEC.fields[2:]),
+        ),
+    ),
+    ("status", CSV_STATUS),
+)
 
 # operator-registry alpha/property/property.go
 CSV_METADATA: Final = _struct(
@@ -590,6 +615,10 @@ def _decode_scalar(type_: _Scalar, value: Any, current: Any, path: str) -> Any:
         except InputError as exc:
             raise _DecodeError(path, str(exc)) from None
         return text
+    if kind == "release.OperatorRelease":
+        # Its UnmarshalJSON runs for null too: "" then fails as an empty identifier.
+        _check_release(value, path)
+        return None
     if value is None:
         return current  # null leaves a string, number, bool or struct unchanged
     if kind == "string":
@@ -614,6 +643,30 @@ def _decode_scalar(type_: _Scalar, value: Any, current: Any, path: str) -> Any:
     if kind == "intstr.IntOrString":
         return value if isinstance(value, str) else _decode_int(value, "int32", path)
     raise AssertionError(f"unknown scalar kind {kind}")
+
+
+_RELEASE_IDENTIFIER = re.compile(r"[0-9A-Za-z-]+")
+
+
+def _check_release(value: Any, path: str) -> None:
+    """``OperatorRelease.UnmarshalJSON``: a string of dot-separated blang pre-release
+    identifiers (alphanumerics and hyphens; numeric ones without leading zeros, within uint64)."""
+    text = "" if value is None else value
+    if not isinstance(text, str):
+        raise _mismatch(value, "string (spec.release)", path)
+    for part in text.split("."):
+        if not part:
+            raise _DecodeError(path, "Prerelease is empty")
+        if part.isdigit() and part.isascii():
+            if len(part) > 1 and part[0] == "0":
+                raise _DecodeError(
+                    path,
+                    f"Numeric PreRelease version must not contain leading zeroes {go_string(part)}",
+                )
+            if int(part) >= 2**64:
+                raise _DecodeError(path, f"{go_string(part)} is out of range for a numeric release")
+        elif not _RELEASE_IDENTIFIER.fullmatch(part):
+            raise _DecodeError(path, f"Invalid character(s) found in prerelease {go_string(part)}")
 
 
 def _decode_int(value: Any, kind: str, path: str) -> int:
@@ -730,14 +783,17 @@ def _encode(type_: GoType, value: Any) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-def csv_metadata(csv: Mapping[str, Any]) -> Property:
+def csv_metadata(csv: Mapping[str, Any], *, release_field: bool = True) -> Property:
     """The ``olm.csv.metadata`` property opm builds for ``csv`` (the CSV as parsed JSON).
 
     Raises :class:`InputError` naming the field when Go's ``json.Unmarshal`` of the CSV into
     ``v1alpha1.ClusterServiceVersion`` would fail (opm then fails the migration).
+    ``release_field``: the CSV type has ``spec.release`` (opm v1.62.0 and later), whose value
+    must then decode too.
     """
+    spec = CLUSTER_SERVICE_VERSION_WITH_RELEASE if release_field else CLUSTER_SERVICE_VERSION
     try:
-        decoded = _decode(CLUSTER_SERVICE_VERSION, dict(csv), None, "")
+        decoded = _decode(spec, dict(csv), None, "")
     except _DecodeError as exc:
         meta = csv.get("metadata")
         name = meta.get("name") if isinstance(meta, dict) else None
@@ -833,18 +889,6 @@ def _parse_csv(text: str) -> Any:
     )
 
 
-def csv_metadata_of_json(data: bytes) -> Property:
-    """``olm.csv.metadata`` of a CSV given as the JSON ``json.Marshal`` wrote for it (as opm
-    renders a bundle image from v1.28 to v1.45). InputError where Go cannot decode it."""
-    try:
-        csv = _parse_csv(data.decode("utf-8", errors="replace"))
-    except ValueError as exc:
-        raise InputError(f"the CSV is not valid JSON: {exc}") from None
-    if not isinstance(csv, dict):
-        raise InputError("the CSV is not a JSON object")
-    return csv_metadata(csv)
-
-
 def _find_csv(bundle: Bundle) -> Any:
     """The first CSV among the bundle's inline ``olm.bundle.object`` properties, or None."""
     unreadable = 0
@@ -864,7 +908,7 @@ def _find_csv(bundle: Bundle) -> Any:
     return None
 
 
-def _migrate_bundle(bundle: Bundle) -> Bundle:
+def _migrate_bundle(bundle: Bundle, *, release_field: bool = True) -> Bundle:
     if not bundle.image:
         return bundle
     try:
@@ -872,7 +916,7 @@ def _migrate_bundle(bundle: Bundle) -> Bundle:
         if csv is None:
             return bundle
         # Decoded before the check below: opm unmarshals the CSV first and fails even then.
-        metadata = csv_metadata(csv)
+        metadata = csv_metadata(csv, release_field=release_field)
     except InputError as exc:
         raise InputError(f"bundle {bundle.name} (package {bundle.package}): {exc}") from None
     if any(p.type == TYPE_CSV_METADATA for p in bundle.properties):
@@ -884,16 +928,147 @@ def _migrate_bundle(bundle: Bundle) -> Bundle:
     return dataclasses.replace(bundle, properties=(*kept, metadata))
 
 
-def bundle_object_to_csv_metadata(bundle: Bundle) -> Bundle:
-    """opm's ``bundle-object-to-csv-metadata`` migration of one bundle (see below)."""
-    return _migrate_bundle(bundle)
-
-
-def bundle_objects_to_csv_metadata(pkg: PackageCatalog) -> PackageCatalog:
+def bundle_objects_to_csv_metadata(
+    pkg: PackageCatalog, release: OpmRelease = NEWEST
+) -> PackageCatalog:
     """opm's ``bundle-object-to-csv-metadata`` migration over one package.
 
     A bundle with an image and a CSV among its ``olm.bundle.object`` properties loses all of those
     and gains one ``olm.csv.metadata`` property, last; other properties keep their order. Bundles
     without image or CSV, or that already have ``olm.csv.metadata``, are left as they are.
     """
-    return dataclasses.replace(pkg, bundles=tuple(_migrate_bundle(b) for b in pkg.bundles))
+    return dataclasses.replace(
+        pkg, bundles=tuple(migrate_bundle(b, MIGRATE_TO_CSV_METADATA, release) for b in pkg.bundles)
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Migration levels and the olm.csv.metadata that releases v1.28.0-v1.45 wrote by default
+# --------------------------------------------------------------------------------------------------
+
+
+def migrate_bundle(bundle: Bundle, level: MigrateLevel, release: OpmRelease = NEWEST) -> Bundle:
+    """``bundle`` after opm ``release``'s migrations up to ``level`` (``none``: unchanged)."""
+    if level == "none":
+        return bundle
+    return _migrate_bundle(bundle, release_field=release.has("render-csv-release-field"))
+
+
+def _is_csv_object(prop: Property) -> Any:
+    """The CSV a ``olm.bundle.object`` holds (parsed), else None."""
+    data = bundle_object_data(prop)
+    if data is None or _CSV_KIND_BYTES not in data:
+        return None
+    try:
+        obj = _parse_csv(data.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) and obj.get("kind") == CSV_KIND else None
+
+
+def rendered_manifests(
+    objects: Sequence[Property], release: OpmRelease, image: str
+) -> list[Property]:
+    """A rendered bundle's manifests (one ``olm.bundle.object`` each, as opm renders them
+    today) as opm ``release`` writes them: from v1.28.0 to v1.45 a bundle with an image keeps
+    only its CSV, as one ``olm.csv.metadata`` (the object itself where Go cannot decode the CSV);
+    otherwise they are unchanged. The one implementation of ``render-csv-metadata-by-default``:
+    :func:`olmcat.readers.bundlerender.render` and :func:`default_csv_metadata` call it."""
+    if not image or not release.has("render-csv-metadata-by-default"):
+        return list(objects)
+    rendered: list[Property] = []
+    for prop in objects:
+        csv = _is_csv_object(prop)
+        if csv is None:
+            continue
+        try:
+            rendered.append(
+                csv_metadata(csv, release_field=release.has("render-csv-release-field"))
+            )
+        except InputError:
+            rendered.append(prop)
+    return rendered
+
+
+def default_csv_metadata(
+    bundle: Bundle, release: OpmRelease, *, from_sqlite: bool = False
+) -> Bundle:
+    """The bundle as opm ``release`` renders it when it writes ``olm.csv.metadata`` by default
+    (v1.28.0 to v1.45): unchanged for other releases and for bundles without an image.
+
+    A rendered bundle (image or directory): :func:`rendered_manifests` of its objects, last. A
+    bundle of an SQLite database (``from_sqlite``): all objects give way to one
+    ``olm.csv.metadata`` when the CSV decodes, else all stay."""
+    flavour = (
+        "render-sqlite-csv-metadata-by-default" if from_sqlite else "render-csv-metadata-by-default"
+    )
+    if not release.has(flavour) or not bundle.image:
+        return bundle
+    objects = [p for p in bundle.properties if p.type == TYPE_BUNDLE_OBJECT]
+    if not objects:
+        return bundle
+    kept = [p for p in bundle.properties if p.type != TYPE_BUNDLE_OBJECT]
+    if from_sqlite:
+        csv = next((c for c in map(_is_csv_object, objects) if c is not None), None)
+        if csv is None:
+            return bundle
+        try:
+            metadata = csv_metadata(csv, release_field=release.has("render-csv-release-field"))
+        except InputError:
+            return bundle
+        return dataclasses.replace(bundle, properties=(*kept, metadata))
+    rendered = rendered_manifests(objects, release, bundle.image)
+    return dataclasses.replace(bundle, properties=(*kept, *rendered))
+
+
+def csv_metadata_default_notice(package: str, bundle: str, release: OpmRelease) -> Notice:
+    """The info notice for a bundle whose objects gave way to ``olm.csv.metadata`` because
+    ``release`` renders bundles with an image so (v1.28.0 to v1.45)."""
+    return Notice(
+        "render.csv-metadata-default",
+        f"package {package!r}: bundle {bundle!r}: olm.csv.metadata in place of "
+        f"olm.bundle.object properties, as opm {release.tag} renders bundles with an image",
+        "info",
+        package=package,
+        bundle=bundle,
+    )
+
+
+BundleForm = Literal["current", "sqlite", "release"]
+"""What a bundle handed to :func:`as_rendered_by` already is: ``current`` — rendered as opm
+renders it today, one ``olm.bundle.object`` per manifest (a catalog's blob, the bundle an index
+build stores); ``sqlite`` — a bundle of an SQLite database (``opm migrate``, ``opm render DB``,
+``add``); ``release`` — rendered by that very release already (``olmcat render``, a template's
+bundle image): only the migrations are left to do."""
+
+
+def as_rendered_by(
+    bundle: Bundle,
+    release: OpmRelease,
+    level: MigrateLevel = "none",
+    notify: NoticeSink = discard,
+    *,
+    form: BundleForm = "current",
+) -> Bundle:
+    """``bundle`` (in ``form``) as opm ``release`` writes it: ``olm.csv.metadata`` by default in
+    v1.28.0-v1.45 (:func:`default_csv_metadata`), then the migrations up to ``level``
+    (:func:`migrate_bundle`). The one implementation behind ``--opm-version`` and
+    ``--migrate-level`` for bundle blobs, whatever the command. Each rewrite is an info notice."""
+    out = bundle
+    if form != "release":
+        out = default_csv_metadata(bundle, release, from_sqlite=form == "sqlite")
+        if out is not bundle:
+            notify(csv_metadata_default_notice(bundle.package, bundle.name, release))
+    migrated = migrate_bundle(out, level, release)
+    if migrated is not out:
+        notify(
+            Notice(
+                "migrate.csv-metadata",
+                f"package {bundle.package!r}: bundle {bundle.name!r}: olm.bundle.object "
+                f"properties replaced by one olm.csv.metadata (--migrate-level {level})",
+                "info",
+                package=bundle.package,
+                bundle=bundle.name,
+            )
+        )
+    return migrated

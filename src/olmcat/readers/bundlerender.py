@@ -35,12 +35,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from olmcat.errors import InputError, OlmcatError, ValidationError
 from olmcat.files import safe
 from olmcat.go.json import RawNumber, compact, marshal_object
-from olmcat.go.opm import NEWEST, OpmRelease, behaviour
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease, as_release, check_migrate_level
 from olmcat.go.sort import GO119_SHIFTS, sort_slice
 from olmcat.model import Bundle, RelatedImage, manifests
 from olmcat.model import property as prop
@@ -71,11 +71,7 @@ _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
 
 CODE_CSV_PROPERTIES = "bundledir.csv-properties-invalid"
 CODE_NO_IMAGE = "render.image-unknown"
-CODE_CSV_METADATA = "migrate.csv-metadata"
 CODE_UNTYPED_PROPERTY = "bundledir.property-without-type"
-
-MigrateLevel = Literal["none", "bundle-object-to-csv-metadata"]
-MIGRATE_LEVELS: tuple[MigrateLevel, ...] = ("none", "bundle-object-to-csv-metadata")
 
 
 # -- image references ---------------------------------------------------------------------------
@@ -309,19 +305,14 @@ def _gvk_args(gvk: prop.GVK) -> tuple[str, str, str]:
 def object_properties(bundle: BundleDir, image: str, release: OpmRelease | None) -> list[Property]:
     """The bundle's manifests as properties, as ``ObjectsAndPropertiesFromBundle`` makes them:
     an ``olm.bundle.object`` per manifest in file-name order, or, from v1.28 to v1.45 for a
-    bundle with an image, one ``olm.csv.metadata`` made from the CSV."""
-    objects = [(obj, marshal_object(obj).encode()) for obj in bundle.objects]
-    if release is not None and release.has("render-csv-metadata-by-default") and image:
-        from olmcat.model.csvmetadata import csv_metadata_of_json
+    bundle with an image, one ``olm.csv.metadata`` made from the CSV
+    (:func:`olmcat.model.csvmetadata.rendered_manifests`, shared with every other command)."""
+    objects = [prop.bundle_object(marshal_object(obj).encode()) for obj in bundle.objects]
+    if release is None:
+        return objects
+    from olmcat.model.csvmetadata import rendered_manifests
 
-        for obj, data in objects:
-            if manifests.kind(obj) == manifests.CSV_KIND:
-                try:
-                    return [csv_metadata_of_json(data)]
-                except InputError:  # Go cannot decode the CSV: opm keeps it as an object
-                    return [prop.bundle_object(data)]
-        return []
-    return [prop.bundle_object(data) for _, data in objects]
+    return rendered_manifests(objects, release, image)
 
 
 def order_properties(
@@ -369,8 +360,10 @@ def render(
     """The ``olm.bundle`` opm renders for a parsed bundle directory with this image reference
     (ValidationError where opm refuses the bundle).
 
-    ``release`` is the opm release whose ``opm render`` to reproduce; ``None`` renders the bundle
-    as an index build (``opm registry add``) stores it: manifests in file-name order.
+    ``release`` is the opm release whose ``opm render`` to reproduce (``olmcat render``, the
+    bundle images of templates); ``None`` renders the bundle as an index build (``opm registry
+    add``) stores it, whatever release later migrates the index: manifests in file-name order,
+    Go 1.22's sort, no ``olm.package`` release (``migrate pkgman``, bundle trees, ``add``).
     """
     provided: set[prop.GVK] = set()
     required: set[prop.GVK] = set()
@@ -414,7 +407,12 @@ def render(
         # A missing value is a nil RawMessage, which Go writes as null.
         value = compact(other.raw, what=f"{where}: property {other.type}") if other.raw else "null"
         keyed.append((other.type, other.raw, Property(other.type, value)))
-    ordered = order_properties(keyed, object_properties(bundle, image, release), release)
+    objects = object_properties(bundle, image, release)
+    if release is not None and release.has("render-csv-metadata-by-default") and image:
+        from olmcat.model.csvmetadata import csv_metadata_default_notice
+
+        notify(csv_metadata_default_notice(bundle.package, bundle.name, release))
+    ordered = order_properties(keyed, objects, release)
 
     related = [RelatedImage(n, i) for n, i in manifests.csv_related_images(bundle.csv)]
     seen = {ri.image for ri in related}
@@ -673,18 +671,6 @@ def render_source(
     )
 
 
-def check_migrate_level(level: MigrateLevel, release: OpmRelease) -> None:
-    """Refuse a migrate level the release's ``opm render`` does not have (InputError)."""
-    if level == "none" or release.has("render-migrate-level"):
-        return
-    since = behaviour("render-migrate-level").since
-    raise InputError(
-        f"--migrate-level {level}: opm {release} has no --migrate-level (opm render has it "
-        f"since {since}); choose --opm-version {since.removeprefix('v')} or later, or leave "
-        "--migrate-level out"
-    )
-
-
 def render_bundles(
     sources: Iterable[str | Path],
     *,
@@ -692,59 +678,45 @@ def render_bundles(
     image_ref_template: str | None = None,
     platform: str | None = None,
     notify: NoticeSink = discard,
-    release: OpmRelease = NEWEST,
+    release: OpmRelease | str = NEWEST,
     migrate_level: MigrateLevel = "none",
 ) -> list[Bundle]:
-    """``opm render SOURCE...`` of bundles as the opm ``release`` does (default: the newest):
+    """``opm render SOURCE...`` of bundles as the opm ``release`` (or its text, ``"1.46"``) does
+    (default: the newest):
     bundle directories, bundle images saved to disk and bundle images in registries (see
     :func:`render_source`), in the order ``opm render`` writes them (by package, then by name
-    with Go's sort), with ``--migrate-level`` applied (from v1.46.0)."""
+    with Go's sort), with ``--migrate-level`` applied (from v1.46.0; before, a
+    :class:`~olmcat.errors.UsageError`) by :func:`olmcat.model.csvmetadata.as_rendered_by`, as
+    every other command applies it. Blob texts are made as that release's Go writes them: write
+    the bundles inside :func:`olmcat.go.json.before_go_122` too when the release predates Go
+    1.22 (``olmcat render`` does)."""
+    from olmcat.go.json import before_go_122
+    from olmcat.model.csvmetadata import as_rendered_by
+
+    release = as_release(release)
     if image_ref_template is not None:
         check_template(image_ref_template)
     check_migrate_level(migrate_level, release)
-    bundles = [
-        render_source(
-            source,
-            image=image,
-            image_ref_template=image_ref_template,
-            platform=platform,
-            notify=notify,
-            release=release,
-        )
-        for source in sources
-    ]
-    by_package: dict[str, list[Bundle]] = {}
-    for bundle in bundles:
-        by_package.setdefault(bundle.package, []).append(bundle)
-    out = []
-    for package in sorted(by_package):
-        group = by_package[package]
-        sort_slice(group, lambda x, y: x.name < y.name)
-        out += migrate_bundles(package, group, migrate_level, notify)
-    return out
-
-
-def migrate_bundles(
-    package: str, bundles: list[Bundle], level: MigrateLevel, notify: NoticeSink = discard
-) -> list[Bundle]:
-    """``--migrate-level`` over rendered bundles of one package: the one implementation of the
-    migration (:func:`olmcat.model.csvmetadata.bundle_objects_to_csv_metadata`), with a Notice
-    per bundle it rewrites."""
-    if level == "none":
-        return bundles
-    from olmcat.model.csvmetadata import bundle_object_to_csv_metadata
-
-    rewritten = [bundle_object_to_csv_metadata(b) for b in bundles]
-    for before, after in zip(bundles, rewritten, strict=True):
-        if before.properties != after.properties:
-            notify(
-                Notice(
-                    CODE_CSV_METADATA,
-                    f"package {package!r}: bundle {before.name!r}: olm.bundle.object properties "
-                    f"replaced by one olm.csv.metadata (--migrate-level {level})",
-                    "info",
-                    package=package,
-                    bundle=before.name,
-                )
+    with before_go_122(not release.has("encoding-go122-json")):
+        bundles = [
+            render_source(
+                source,
+                image=image,
+                image_ref_template=image_ref_template,
+                platform=platform,
+                notify=notify,
+                release=release,
             )
-    return list(rewritten)
+            for source in sources
+        ]
+        by_package: dict[str, list[Bundle]] = {}
+        for bundle in bundles:
+            by_package.setdefault(bundle.package, []).append(bundle)
+        out: list[Bundle] = []
+        for package in sorted(by_package):
+            group = by_package[package]
+            sort_slice(group, lambda x, y: x.name < y.name)
+            out += (
+                as_rendered_by(b, release, migrate_level, notify, form="release") for b in group
+            )
+    return out

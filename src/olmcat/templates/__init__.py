@@ -1,8 +1,10 @@
 """Catalog templates both ways: render them as opm does, and make them from any catalog.
 
-* :func:`render_template` is ``opm alpha render-template basic|semver``: the same bytes as the
-  oracle opm v1.26.5 (``opm="1.26"``, the default) or the rules of opm v1.72 (``opm="1.72"``),
-  bundles resolved offline by a :class:`~olmcat.templates.resolve.BundleResolver`.
+* :func:`render_template` is ``opm alpha render-template basic|semver``: the bytes the opm
+  release ``opm`` writes (an :class:`~olmcat.go.opm.OpmRelease` or its text, ``"1.46"``; default
+  the newest, v1.73.0; docs/opm-releases.md lists what changed when), bundles resolved offline
+  by a :class:`~olmcat.templates.resolve.BundleResolver`, ``migrate_level`` as opm's
+  ``--migrate-level``.
 * :func:`generate_templates` writes one template per package of a catalog and checks each by the
   real round trip: the template is rendered (bundles resolved from the catalog itself), read back
   as an FBC, and compared with the package by the diff engine. What differs is the template's
@@ -19,18 +21,26 @@ from typing import Any, Literal
 
 from olmcat.diff.compare import CatalogDiff, PackageDiff, diff_package
 from olmcat.errors import InputError, OutputError
+from olmcat.go.json import before_go_122
+from olmcat.go.opm import (
+    NEWEST,
+    MigrateLevel,
+    OpmRelease,
+    as_release,
+    behaviour,
+    check_migrate_level,
+)
 from olmcat.model import PackageCatalog
 from olmcat.notices import Notice, NoticeLog, NoticeSink, discard
 from olmcat.templates import basic, semver
-from olmcat.templates.decl import OPM_VERSIONS, Config, OpmVersion, OutputFormat, ordered, write
+from olmcat.templates.decl import Config, OutputFormat, ordered, write
 from olmcat.templates.resolve import BundleFetcher, BundleResolver, index_packages
 
 __all__ = [
-    "OPM_VERSIONS",
     "BundleFetcher",
     "BundleResolver",
     "Config",
-    "OpmVersion",
+    "OpmRelease",
     "PackageRoundTrip",
     "TemplateKind",
     "TemplateReport",
@@ -63,23 +73,41 @@ def render_template(
     resolver: BundleResolver,
     *,
     where: str = "<template>",
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease | str = NEWEST,
     inline_bundles: bool = False,
+    migrate_level: MigrateLevel = "none",
     notify: NoticeSink = discard,
 ) -> Config:
-    """The catalog a template stands for, as opm renders it (write it with :func:`render_text`)."""
-    if kind == "semver":
-        return semver.render(semver.parse(text, where, opm=opm), resolver, opm=opm, notify=notify)
-    return basic.render(
-        basic.parse(text, where), resolver, opm=opm, inline_bundles=inline_bundles, notify=notify
-    )
+    """The catalog a template stands for, as opm ``opm`` renders it (write it with
+    :func:`render_text`). A ``migrate_level`` the release does not have is a
+    :class:`~olmcat.errors.UsageError`."""
+    release = as_release(opm)
+    check_migrate_level(migrate_level, release)
+    # Blob texts are made here; releases built with Go before 1.22 escape two characters apart.
+    with before_go_122(not release.has("encoding-go122-json")):
+        if kind == "semver":
+            return semver.render(
+                semver.parse(text, where, opm=release),
+                resolver,
+                opm=release,
+                migrate_level=migrate_level,
+                notify=notify,
+            )
+        return basic.render(
+            basic.parse(text, where, opm=release),
+            resolver,
+            opm=release,
+            inline_bundles=inline_bundles,
+            migrate_level=migrate_level,
+            notify=notify,
+        )
 
 
 def render_text(
     config: Config,
     output: OutputFormat | Literal["mermaid"] = "json",
     *,
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease | str = NEWEST,
     notify: NoticeSink = discard,
 ) -> Iterator[str]:
     """The bytes opm writes for a rendered template (``-o json|yaml|mermaid``)."""
@@ -87,11 +115,11 @@ def render_text(
         from olmcat.templates.mermaid import write_mermaid
 
         return write_mermaid(config, notify)
-    return write(config, output, opm)
+    return write(config, output, as_release(opm))
 
 
 def write_rendered_directory(
-    config: Config, out_dir: Path, output: OutputFormat, opm: OpmVersion
+    config: Config, out_dir: Path, output: OutputFormat, opm: OpmRelease | str = NEWEST
 ) -> int:
     """``<out_dir>/<package>/catalog.<ext>`` holding each package's blobs in opm's order (blobs
     of no package in ``<out_dir>/catalog.<ext>``), atomically. Returns the package count."""
@@ -100,7 +128,7 @@ def write_rendered_directory(
 
     count = 0
     with staged_directory(out_dir) as staging:
-        for package, blobs in ordered(config, opm):
+        for package, blobs in ordered(config, as_release(opm)):
             target = staging / f"catalog.{output}"
             if package:
                 check_package_name(package)
@@ -147,7 +175,7 @@ class TemplateReport:
 
     catalog: str
     kind: TemplateKind
-    opm: OpmVersion
+    opm: OpmRelease
     output: str
     packages: list[PackageRoundTrip] = field(default_factory=list)
     notices: NoticeLog = field(default_factory=NoticeLog)
@@ -166,7 +194,7 @@ class TemplateReport:
             "schema": REPORT_SCHEMA,
             "catalog": self.catalog,
             "template": self.kind,
-            "opmVersion": self.opm,
+            "opmVersion": self.opm.tag,
             "output": self.output,
             "exact": self.exact,
             "summary": {
@@ -181,7 +209,7 @@ class TemplateReport:
         }
 
 
-def _read_back(config: Config, opm: OpmVersion, package: str) -> PackageCatalog | None:
+def _read_back(config: Config, opm: OpmRelease, package: str) -> PackageCatalog | None:
     """Write the rendered catalog as opm would, then read it with the FBC reader."""
     from olmcat.readers.fbc import FbcCatalog
 
@@ -204,8 +232,9 @@ def round_trip(
     text: str,
     pkg: PackageCatalog,
     *,
-    opm: OpmVersion,
+    opm: OpmRelease,
     inline_bundles: bool = False,
+    migrate_level: MigrateLevel = "none",
     notify: NoticeSink = discard,
 ) -> PackageDiff | None:
     """Render ``text`` with bundles resolved from ``pkg`` and diff the result against ``pkg``."""
@@ -213,7 +242,13 @@ def round_trip(
     resolver.add_packages("the source catalog", lambda: iter([pkg]))
     try:
         config = render_template(
-            kind, text, resolver, opm=opm, inline_bundles=inline_bundles, notify=notify
+            kind,
+            text,
+            resolver,
+            opm=opm,
+            inline_bundles=inline_bundles,
+            migrate_level=migrate_level,
+            notify=notify,
         )
     except InputError as error:
         notify(
@@ -248,9 +283,10 @@ def generate_templates(
     kind: TemplateKind,
     *,
     packages: Collection[str] | None = None,
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease | str = NEWEST,
     output: OutputFormat | None = None,
     inline_bundles: bool = False,
+    migrate_level: MigrateLevel = "none",
     archetypes: dict[str, str] | None = None,
     streams: Literal["minor", "major", "both"] | None = None,
     notify: NoticeSink = discard,
@@ -259,10 +295,15 @@ def generate_templates(
     """One template per package of ``catalog_ref`` into the directory ``out`` (or ``-``: the one
     package's template on ``stdout``), each checked by a real round trip. Semver only:
     ``archetypes`` fixes the archetype (candidate, fast, stable) of channels by name, ``streams``
-    the stream kinds generated; otherwise the closest layout is chosen."""
+    the stream kinds generated; otherwise the closest layout is chosen. ``opm`` is the release
+    the templates are written for and rendered by in the round trip, with ``migrate_level``
+    (which also applies to the bundles ``inline_bundles`` writes whole)."""
     from olmcat.readers.catalog import open_catalog
     from olmcat.templates import generate
     from olmcat.writers.fbc import check_package_name, staged_directory
+
+    opm = as_release(opm)
+    check_migrate_level(migrate_level, opm)
 
     fmt: OutputFormat = output or ("json" if kind == "basic" else "yaml")
     log = NoticeLog(forward=notify)
@@ -287,16 +328,29 @@ def generate_templates(
                 before = len(log)
                 if kind == "basic":
                     texts = generate.basic_texts(
-                        pkg, owners, inline_bundles=inline_bundles, notify=log
+                        pkg,
+                        owners,
+                        inline_bundles=inline_bundles,
+                        opm=opm,
+                        migrate_level=migrate_level,
+                        notify=log,
                     )
                     text = generate.basic_document(texts, opm=opm, output=fmt)
-                    settings: dict[str, Any] = {"form": "fbc" if opm == "1.26" else basic.SCHEMA}
+                    settings: dict[str, Any] = {
+                        "form": basic.SCHEMA if opm.has("template-basic-schema") else "fbc"
+                    }
                     diff = round_trip(
-                        kind, text, pkg, opm=opm, inline_bundles=inline_bundles, notify=log
+                        kind,
+                        text,
+                        pkg,
+                        opm=opm,
+                        inline_bundles=inline_bundles,
+                        migrate_level=migrate_level,
+                        notify=log,
                     )
                 else:
                     text, settings, diff = _best_semver(
-                        pkg, owners, opm, fmt, log, archetypes, streams
+                        pkg, owners, opm, fmt, log, archetypes, streams, migrate_level
                     )
                 left = [
                     n.bundle
@@ -342,11 +396,12 @@ def _stdout() -> Any:
 def _best_semver(
     pkg: PackageCatalog,
     owners: dict[str, int],
-    opm: OpmVersion,
+    opm: OpmRelease,
     fmt: OutputFormat,
     log: NoticeLog,
     archetypes: dict[str, str] | None = None,
     streams: str | None = None,
+    migrate_level: MigrateLevel = "none",
 ) -> tuple[str, dict[str, Any], PackageDiff | None]:
     """The candidate template whose rendered graph is closest to the package."""
     from olmcat.templates import generate
@@ -356,8 +411,10 @@ def _best_semver(
     )
     if not candidates:
         raise InputError(
-            f"package {pkg.name}: opm v1.26.5 cannot default to major channels when both "
-            "kinds are generated; use --opm-version 1.72 or another --streams"
+            f"package {pkg.name}: opm {opm.tag} cannot be told to default to major channels "
+            "when both kinds are generated (defaultChannelTypePreference came with opm "
+            f"{behaviour('template-semver-channel-preference').since}); use a later --opm-version "
+            "or another --streams"
         )
     if not any(any(t.bundles.values()) for _, t in candidates):
         log(
@@ -373,7 +430,7 @@ def _best_semver(
     for order, (label, template) in enumerate(candidates):
         text = generate.semver_document(template, output=fmt)
         quiet = NoticeLog()
-        diff = round_trip("semver", text, pkg, opm=opm, notify=quiet)
+        diff = round_trip("semver", text, pkg, opm=opm, migrate_level=migrate_level, notify=quiet)
         ambiguous = any(n.code == "template.ambiguous-default-channel" for n in quiet)
         stranded, changes = _score(diff)
         key = (stranded, int(ambiguous), changes * 100 + order)
@@ -382,5 +439,6 @@ def _best_semver(
     assert best is not None
     _, label, template, _ = best
     text = generate.semver_document(template, output=fmt)
-    final = round_trip("semver", text, pkg, opm=opm, notify=log)  # notices of the chosen one
+    # The notices of the chosen one.
+    final = round_trip("semver", text, pkg, opm=opm, migrate_level=migrate_level, notify=log)
     return text, {"layout": label, **semver.describe(template)}, final

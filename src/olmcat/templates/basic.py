@@ -1,11 +1,11 @@
 """The basic catalog template: an FBC whose bundles are given by image only.
 
-Two forms are read, whatever the opm version emulated:
+Two forms are read, whatever the opm release emulated:
 
-* v1.26.5's: a plain FBC stream (JSON or YAML documents); every ``olm.bundle`` must carry only a
-  ``schema`` and an ``image`` (a ``name`` is tolerated, as opm tolerates it);
-* v1.72's: one document ``{"schema": "olm.template.basic", "entries": [blob, ...]}`` (only the
-  first document of the stream is read, as opm reads it).
+* up to v1.43: a plain FBC stream (JSON or YAML documents); every ``olm.bundle`` must carry only
+  a ``schema`` and an ``image`` (a ``name`` is tolerated, as opm tolerates it);
+* since v1.44.0: one document ``{"schema": "olm.template.basic", "entries": [blob, ...]}`` (only
+  the first document of the stream is read, as opm reads it).
 
 Rendering replaces each bundle reference by the rendered bundle (:mod:`.resolve`) and writes the
 result as opm does (:mod:`.decl`). Full ``olm.bundle`` blobs are refused, as opm refuses them,
@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from olmcat.errors import InputError
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease
 from olmcat.model import Bundle
+from olmcat.model.csvmetadata import as_rendered_by
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.templates.decl import (
     Blob,
     Config,
-    OpmVersion,
     Source,
     bundle_fields,
     channel_blob,
@@ -45,12 +46,12 @@ class BasicTemplate:
     """The blobs of a basic template, each with where it came from."""
 
     documents: tuple[tuple[dict[str, Any], Source], ...]
-    form: str  # "fbc" (v1.26.5) or "olm.template.basic" (v1.72)
+    form: str  # "fbc" (up to v1.43) or "olm.template.basic" (since v1.44.0)
 
 
-def parse(text: str, where: str) -> BasicTemplate:
-    """Read either form of basic template."""
-    documents = list(loads_documents(text, where))
+def parse(text: str, where: str, *, opm: OpmRelease = NEWEST) -> BasicTemplate:
+    """Read either form of basic template (blobs decoded as ``opm`` decodes them)."""
+    documents = list(loads_documents(text, where, opm))
     if not documents:
         raise InputError(f"{where}: the template is empty")
     first, source = documents[0]
@@ -63,7 +64,7 @@ def parse(text: str, where: str) -> BasicTemplate:
             raise InputError(f"{where}: {SCHEMA}: 'entries' must be a list of blobs")
         return BasicTemplate(
             tuple(
-                (entry, Source(f"{where} (entries[{i}])", source.from_yaml))
+                (entry, Source(f"{where} (entries[{i}])", source.from_yaml, source.reencoded))
                 for i, entry in enumerate(entries)
             ),
             SCHEMA,
@@ -81,8 +82,9 @@ def render(
     template: BasicTemplate,
     resolver: BundleResolver,
     *,
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease = NEWEST,
     inline_bundles: bool = False,
+    migrate_level: MigrateLevel = "none",
     notify: NoticeSink = discard,
 ) -> Config:
     """The catalog the template stands for (``basic.Template.Render``)."""
@@ -94,8 +96,10 @@ def render(
         elif schema == "olm.channel":
             config.channels.append(channel_blob(doc, source))
         elif schema == "olm.bundle":
-            config.bundles.append(_bundle(doc, source, resolver, opm, inline_bundles, notify))
-        elif schema == "olm.deprecations" and opm == "1.72":
+            config.bundles.append(
+                _bundle(doc, source, resolver, opm, inline_bundles, migrate_level, notify)
+            )
+        elif schema == "olm.deprecations" and opm.has("encoding-deprecations-typed"):
             config.deprecations.append(deprecation_blob(doc, source))
         else:
             config.others.append(meta_blob(doc, source, opm, schema))
@@ -106,13 +110,15 @@ def _bundle(
     doc: dict[str, Any],
     source: Source,
     resolver: BundleResolver,
-    opm: OpmVersion,
+    opm: OpmRelease,
     inline_bundles: bool,
+    migrate_level: MigrateLevel,
     notify: NoticeSink,
 ) -> Blob:
     fields = bundle_fields(doc, source)
     if fields.is_image_reference():
-        bundle = resolver.resolve(fields.image).bundle
+        resolved = resolver.resolve(fields.image, opm)
+        bundle = as_rendered_by(resolved.bundle, opm, migrate_level, notify, form=resolved.form)
         return Blob("olm.bundle", bundle.package, bundle.name, _rendered_bundle_text(bundle))
     if not inline_bundles:
         raise InputError(

@@ -1,14 +1,15 @@
 """opm's ``declcfg`` as a template renderer sees it: blobs decoded into Go structs and written back.
 
 ``opm alpha render-template`` does not copy the blobs of a template: it decodes each into its Go
-struct (``declcfg.Package``, ``Channel``, ``Bundle``; v1.72 also ``Deprecation``) and marshals the
-struct again, so field order becomes the struct's, unknown fields disappear, field names match
-case-insensitively, ``null`` and missing lists are written as ``null``, and an icon is base64
-decoded and re-encoded. Blobs of other schemas pass through as raw JSON (v1.26.5) or as a
-re-encoded map (v1.72). This module reproduces those decoders and the writer's order
+struct (``declcfg.Package``, ``Channel``, ``Bundle``; since v1.32.0 also ``Deprecation``) and
+marshals the struct again, so field order becomes the struct's, unknown fields disappear, field
+names match case-insensitively, ``null`` and missing lists are written as ``null``, and an icon is
+base64 decoded and re-encoded. Blobs of other schemas pass through as raw JSON (before v1.28.0) or
+as a re-encoded map. This module reproduces those decoders and the writer's order
 (``writeToEncoder``): packages by name; per package its ``olm.package`` blobs, channels and bundles
-each sorted by name with Go's unstable sort, other blobs stable-sorted by schema (v1.72: then the
-``olm.deprecations`` blobs); blobs of no package last, in input order.
+each sorted by name with Go's unstable sort, other blobs stable-sorted by schema (since v1.32.0:
+then the ``olm.deprecations`` blobs); blobs of no package last, in input order. Which release does
+what is asked of the :class:`~olmcat.go.opm.OpmRelease` (``release.has(...)``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from typing import Any, Literal
 
 from olmcat.errors import EncodingError, InputError, OutputError
 from olmcat.go.json import RawNumber, compact, encode, go_float, go_marshal, go_string
+from olmcat.go.opm import OpmRelease
 from olmcat.go.sort import sort_slice
 
-OpmVersion = Literal["1.26", "1.72"]
-OPM_VERSIONS: tuple[OpmVersion, ...] = ("1.26", "1.72")
 OutputFormat = Literal["json", "yaml"]
 
 
@@ -126,13 +126,19 @@ def parse_json_raw(text: str, index: int = 0) -> tuple[Any, int]:
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where a decoded document came from: JSON keeps raw values as written (compacted on
-    output), YAML was converted by sigs.k8s.io/yaml (keys sorted, numbers as Go formats them)."""
+    output), YAML was converted by sigs.k8s.io/yaml (keys sorted, numbers as Go formats them).
+    ``reencoded``: the release decodes every blob into a map and encodes it again before the
+    typed decode (``declcfg.Meta`` since v1.28.0), so raw values come out as Go encodes that map
+    (keys sorted, numbers as float64, no HTML escaping)."""
 
     where: str
     from_yaml: bool
+    reencoded: bool = False
 
     def raw(self, value: Any, raw_text: str | None = None) -> str:
         """A ``json.RawMessage`` value as opm writes it (compacted, no HTML escaping)."""
+        if self.reencoded:
+            return go_marshal(_as_float64(value), escape_html=False)
         if self.from_yaml or raw_text is None:
             return go_marshal(value, escape_html=False) if self.from_yaml else encode(value)
         return compact(raw_text)
@@ -349,11 +355,12 @@ class BundleFields:
             and not self.related_images
         )
 
-    def text(self, opm: OpmVersion) -> str:
+    def text(self, opm: OpmRelease) -> str:
         parts = [f'"schema":{go_string(self.schema)}']
-        if self.name or opm == "1.26":  # v1.72 made name and package omitempty
+        omitempty = opm.has("encoding-bundle-name-omitempty")
+        if self.name or not omitempty:
             parts.append(f'"name":{go_string(self.name)}')
-        if self.package or opm == "1.26":
+        if self.package or not omitempty:
             parts.append(f'"package":{go_string(self.package)}')
         parts.append(f'"image":{go_string(self.image)}')
         if self.properties is not None:
@@ -391,7 +398,7 @@ def bundle_fields(doc: dict[str, Any], source: Source) -> BundleFields:
 
 
 def deprecation_blob(doc: dict[str, Any], source: Source) -> Blob:
-    """v1.72's ``declcfg.Deprecation`` (v1.26.5 passes the blob through as an unknown schema)."""
+    """``declcfg.Deprecation`` (since v1.32.0; before, the blob passes as an unknown schema)."""
     decoder = Decoder(source, "olm.deprecations")
     fields = struct_fields(doc, ("schema", "package", "entries"))
     package = decoder.string(fields, "package")
@@ -440,14 +447,14 @@ def _as_float64(value: Any) -> Any:
     return value
 
 
-def meta_blob(doc: dict[str, Any], source: Source, opm: OpmVersion, schema: str) -> Blob:
+def meta_blob(doc: dict[str, Any], source: Source, opm: OpmRelease, schema: str) -> Blob:
     """A blob of a schema the writer does not model (``declcfg.Meta``)."""
     decoder = Decoder(source, f"{schema} blob")
     fields = struct_fields(doc, ("package", "name"))
     package = decoder.string(fields, "package")
     name = fields.get("name") if _is_string(fields.get("name")) else ""
-    # v1.26.5 keeps the raw blob; v1.72 decodes it into a map and encodes that again.
-    if opm == "1.26":
+    # Up to v1.27 the raw blob is kept; since v1.28.0 it is decoded into a map and encoded again.
+    if not opm.has("encoding-meta-reencoded"):
         text = source.raw(doc, getattr(doc, "raw_text", None))
     else:
         text = go_marshal(_as_float64(doc), escape_html=False)
@@ -457,7 +464,7 @@ def meta_blob(doc: dict[str, Any], source: Source, opm: OpmVersion, schema: str)
 # -- writing --------------------------------------------------------------------------------------
 
 
-def ordered(config: Config, opm: OpmVersion) -> Iterator[tuple[str, list[Blob]]]:
+def ordered(config: Config, opm: OpmRelease) -> Iterator[tuple[str, list[Blob]]]:
     """``(package, blobs)`` in ``writeToEncoder``'s order; package "" holds the blobs of no
     package and comes last."""
     names = sorted(
@@ -494,7 +501,7 @@ def ordered(config: Config, opm: OpmVersion) -> Iterator[tuple[str, list[Blob]]]
         sort_slice(group, lambda a, b: a.name < b.name)
         out += group
         out += sorted(others.get(name, []), key=lambda b: b.schema)  # stable, by schema only
-        if opm == "1.72":
+        if opm.has("encoding-deprecations-typed"):
             out += deprecations.get(name, [])
         yield name, out
     root = others.get("", [])
@@ -558,7 +565,7 @@ def render_blobs(blobs: Iterable[Blob], output: OutputFormat) -> Iterator[str]:
             ) from None
 
 
-def write(config: Config, output: OutputFormat, opm: OpmVersion) -> Iterator[str]:
+def write(config: Config, output: OutputFormat, opm: OpmRelease) -> Iterator[str]:
     """The bytes ``declcfg.WriteJSON`` / ``WriteYAML`` write for ``config``."""
     for _, blobs in ordered(config, opm):
         yield from render_blobs(blobs, output)
@@ -581,13 +588,18 @@ def load_all_v2(text: str, where: str = "<input>", *, unique_keys: bool = False)
         raise InputError(f"{where}: {exc}") from None
 
 
-def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | Any, Source]]:
+def loads_documents(
+    text: str, where: str, opm: OpmRelease | None = None
+) -> Iterator[tuple[dict[str, Any] | Any, Source]]:
     """The documents of a template as the k8s YAML-or-JSON decoder reads them: a stream is JSON
-    when it starts with ``{`` (after whitespace), otherwise YAML documents."""
+    when it starts with ``{`` (after whitespace), otherwise YAML documents (``opm``: the release
+    whose blob decoding applies; None: the oldest)."""
+    reencoded = opm is not None and opm.has("encoding-meta-reencoded")
     if text.lstrip(" \t\r\n").startswith("{"):
-        source = Source(where, from_yaml=False)
-        # v1.26.5 un-escapes these three in every document's raw text before decoding it.
-        text = text.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")
+        source = Source(where, from_yaml=False, reencoded=reencoded)
+        if not reencoded:
+            # Before v1.28.0 these three are un-escaped in each document's raw text first.
+            text = text.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")
         index, number = 0, 0
         while True:
             while index < len(text) and text[index] in _SPACE:
@@ -601,7 +613,7 @@ def loads_documents(text: str, where: str) -> Iterator[tuple[dict[str, Any] | An
                 raise InputError(f"{where}: document {number} is not valid JSON") from None
             yield doc, source
             index = end
-    source = Source(where, from_yaml=True)
+    source = Source(where, from_yaml=True, reencoded=reencoded)
     try:
         documents = list(load_all_v2(text, where))
     except InputError:

@@ -9,8 +9,8 @@
   existing one: every candidate layout is rendered and compared with the package by the diff
   engine, and the one with the fewest stranded installs, then the fewest differences, wins.
   Semver templates cannot express channel names other than ``<archetype>-vX[.Y]``, skipRange,
-  arbitrary replaces/skips, package icons (v1.26.5), properties or deprecations; the round trip
-  reports each such loss.
+  arbitrary replaces/skips, package icons (before v1.65.0), properties or deprecations; the round
+  trip reports each such loss.
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from olmcat.errors import InputError
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease
 from olmcat.go.semver import Version, parse_version
 from olmcat.model import PackageCatalog
 from olmcat.model import property as prop
+from olmcat.model.csvmetadata import as_rendered_by
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.templates import semver as semver_template
-from olmcat.templates.decl import OpmVersion, OutputFormat
+from olmcat.templates.decl import OutputFormat
 from olmcat.templates.semver import ARCHETYPES, SemverTemplate, StreamKind
 
 _ARCHETYPE_NAME = re.compile(r"^(candidate|fast|stable)(?:-v\d+(?:\.\d+)?)?$")
@@ -82,9 +84,12 @@ def basic_texts(
     image_owners: Mapping[str, int],
     *,
     inline_bundles: bool,
+    opm: OpmRelease = NEWEST,
+    migrate_level: MigrateLevel = "none",
     notify: NoticeSink = discard,
 ) -> list[str]:
-    """Compact JSON texts of the template's blobs, in the catalog writer's order."""
+    """Compact JSON texts of the template's blobs, in the catalog writer's order (bundles kept
+    whole by ``inline_bundles`` as opm ``opm`` with ``migrate_level`` would write them)."""
     from olmcat.go.json import go_string
     from olmcat.writers.fbc import blobs
 
@@ -96,13 +101,10 @@ def basic_texts(
     reduced = {
         b.name: f'{{"schema":"olm.bundle","image":{go_string(b.image)}}}' for b in pkg.bundles
     }
-    trimmed = PackageCatalog(
-        pkg.package,
-        pkg.channels,
-        tuple(b for b in pkg.bundles if b.name in keep),
-        pkg.deprecations,
-        pkg.others,
-    )
+    kept = tuple(b for b in pkg.bundles if b.name in keep)
+    if inline_bundles:
+        kept = tuple(as_rendered_by(b, opm, migrate_level, notify) for b in kept)
+    trimmed = PackageCatalog(pkg.package, pkg.channels, kept, pkg.deprecations, pkg.others)
     texts = []
     bundle_names = iter(sorted(keep))
     for text in blobs(trimmed):
@@ -112,13 +114,13 @@ def basic_texts(
     return texts
 
 
-def basic_document(texts: Iterable[str], *, opm: OpmVersion, output: OutputFormat) -> str:
-    """A basic template file: v1.26.5's plain FBC stream, or v1.72's ``olm.template.basic``."""
+def basic_document(texts: Iterable[str], *, opm: OpmRelease, output: OutputFormat) -> str:
+    """A basic template file: a plain FBC stream (before v1.44.0), else ``olm.template.basic``."""
     from olmcat.go.json import indent
     from olmcat.writers.fbc import render_json, render_yaml
 
     items = list(texts)
-    if opm == "1.26":
+    if not opm.has("template-basic-schema"):
         render = render_json if output == "json" else render_yaml
         return "".join(render(items))
     if output == "json":
@@ -205,11 +207,20 @@ FLAG_OPTIONS: tuple[tuple[bool, bool, StreamKind], ...] = (
 )
 
 
+def _flag_options(opm: OpmRelease) -> tuple[tuple[bool, bool, StreamKind], ...]:
+    """The generate flags a template for ``opm`` can ask for. Before v1.27.1 both kinds give the
+    major default channel (Go's usual map order): ``defaultChannelTypePreference``, which those
+    releases refuse, cannot ask for the minor one."""
+    if opm.has("template-semver-channel-preference"):
+        return FLAG_OPTIONS
+    return tuple(o for o in FLAG_OPTIONS if not (o[0] and o[1] and o[2] == "minor"))
+
+
 def semver_candidates(
     pkg: PackageCatalog,
     image_owners: Mapping[str, int],
     *,
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease = NEWEST,
     archetypes: Mapping[str, str] | None = None,
     streams: str | None = None,
     notify: NoticeSink = discard,
@@ -273,13 +284,14 @@ def semver_candidates(
                         "template.semver-build-metadata",
                     )
             refs[archetype] = tuple(usable[n][0] for n in kept)
-        for major, minor, preference in FLAG_OPTIONS:
-            if opm == "1.26" and major and minor and preference == "major":
-                continue  # needs defaultChannelTypePreference, which v1.26.5 refuses
+        preferring = opm.has("template-semver-channel-preference")
+        for major, minor, preference in _flag_options(opm):
             kind = "both" if major and minor else "major" if major else "minor"
             if streams is not None and streams != kind:
                 continue
-            template = SemverTemplate(major, minor, preference, refs)
+            # The field is written only where it decides something (and the release reads it).
+            explicit = preferring and major and minor and preference == "major"
+            template = SemverTemplate(major, minor, preference, refs, explicit_preference=explicit)
             label = (
                 f"{layout.name}, "
                 + ("major+minor" if major and minor else "major" if major else "minor")
@@ -295,7 +307,7 @@ def _compare(usable: Mapping[str, tuple[str, Version]], a: str, b: str) -> int:
 
 def semver_document(template: SemverTemplate, *, output: OutputFormat) -> str:
     if output == "yaml":
-        return semver_template.dump(template, explicit_preference=_needs_preference(template))
+        return semver_template.dump(template, explicit_preference=template.explicit_preference)
     import json
 
     document: dict[str, object] = {
@@ -303,15 +315,10 @@ def semver_document(template: SemverTemplate, *, output: OutputFormat) -> str:
         "generateMajorChannels": template.generate_major,
         "generateMinorChannels": template.generate_minor,
     }
-    if _needs_preference(template):
+    if template.explicit_preference:
         document["defaultChannelTypePreference"] = template.preference
     for archetype in ARCHETYPES:
         refs = template.bundles.get(archetype, ())
         if refs:
             document[archetype] = {"bundles": [{"image": r} for r in refs]}
     return json.dumps(document, indent=4) + "\n"
-
-
-def _needs_preference(template: SemverTemplate) -> bool:
-    """Written only where it decides something (v1.26.5 rejects the field)."""
-    return template.generate_major and template.generate_minor and template.preference == "major"

@@ -14,6 +14,11 @@ reference from, in this order:
    returns an unpacked bundle directory); without one, an unresolved reference is an error that
    says which options would resolve it.
 
+Bundles rendered here (1, 3, 4) are rendered as the opm release the template is rendered for
+renders the image (object order and form, ``olm.package`` release, related-image order: see
+:mod:`olmcat.readers.bundlerender`); a catalog's blob (2) is taken as that catalog holds it.
+:attr:`ResolvedBundle.form` says which, for :func:`olmcat.model.csvmetadata.as_rendered_by`.
+
 Each resolution also yields the bundle's CSV (as JSON-decoded data), which opm v1.72's semver
 template reads for the package icon and description.
 """
@@ -29,8 +34,10 @@ from typing import Any, Protocol
 
 from olmcat.errors import InputError, ValidationError
 from olmcat.files import safe
+from olmcat.go.opm import NEWEST, OpmRelease
 from olmcat.model import Bundle, PackageCatalog
 from olmcat.model import property as prop
+from olmcat.model.csvmetadata import BundleForm
 from olmcat.notices import NoticeSink, discard
 
 Manifest = dict[str, Any]
@@ -48,6 +55,8 @@ class ResolvedBundle:
     bundle: Bundle
     csv: Manifest | None  # the CSV, where the source still has it
     source: str  # "bundle dir DIR", "catalog REF", "archive PATH", "registry"
+    # "release": rendered by the release asked for; "current": a catalog's blob as it is
+    form: BundleForm = "release"
 
 
 def read_mapping_file(path: Path) -> dict[str, Path]:
@@ -102,18 +111,23 @@ def csv_of_bundle(bundle: Bundle) -> Manifest | None:
     return None
 
 
-def render_directory(path: Path, ref: str, notify: NoticeSink) -> ResolvedBundle:
-    """opm render of the image built from bundle directory ``path``, tagged ``ref``."""
+def render_directory(
+    path: Path, ref: str, notify: NoticeSink, release: OpmRelease = NEWEST
+) -> ResolvedBundle:
+    """opm ``release``'s render of the image built from bundle directory ``path``, tagged
+    ``ref``."""
     from olmcat.readers.bundlerender import render_bundle_dir
 
-    bundle = render_bundle_dir(path, image=ref, notify=notify)
+    bundle = render_bundle_dir(path, image=ref, notify=notify, release=release)
     return ResolvedBundle(bundle, csv_of_bundle(bundle), f"bundle dir {path}")
 
 
-def _render_unpacked(scratch: Path, ref: str, shown: str, notify: NoticeSink) -> ResolvedBundle:
+def _render_unpacked(
+    scratch: Path, ref: str, shown: str, notify: NoticeSink, release: OpmRelease
+) -> ResolvedBundle:
     """Render an unpacked image; problems name the image, not the scratch directory."""
     try:
-        return render_directory(scratch, ref, notify)
+        return render_directory(scratch, ref, notify, release)
     except (InputError, ValidationError) as error:
         message = str(error).replace(str(scratch), shown)
         raise type(error)(message) from None
@@ -156,7 +170,7 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
     fetcher: BundleFetcher | None = None
     notify: NoticeSink = discard
     _indexes: list[_CatalogIndex] | None = None
-    _memo: dict[str, ResolvedBundle] = field(default_factory=dict)
+    _memo: dict[tuple[str, OpmRelease], ResolvedBundle] = field(default_factory=dict)
     _extra: list[_CatalogIndex] = field(default_factory=list)
 
     def add_packages(
@@ -189,19 +203,21 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
             self._indexes = indexes
         return [*self._indexes, *self._extra]
 
-    def resolve(self, ref: str) -> ResolvedBundle:
+    def resolve(self, ref: str, release: OpmRelease = NEWEST) -> ResolvedBundle:
+        """The bundle of image ``ref``, rendered (where it is rendered here) as opm
+        ``release`` renders the image."""
         if not ref:
             raise InputError("a bundle entry has an empty image reference")
-        found = self._memo.get(ref)
+        found = self._memo.get((ref, release))
         if found is None:
-            found = self._resolve(ref)
-            self._memo[ref] = found
+            found = self._resolve(ref, release)
+            self._memo[ref, release] = found
         return found
 
-    def _resolve(self, ref: str) -> ResolvedBundle:
+    def _resolve(self, ref: str, release: OpmRelease) -> ResolvedBundle:
         directory = self.bundle_dirs.get(ref)
         if directory is not None:
-            return render_directory(directory, ref, self.notify)
+            return render_directory(directory, ref, self.notify, release)
         for index in self._catalog_indexes():
             owners = index.images.get(ref)
             if not owners:
@@ -214,12 +230,14 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
                 )
             package, name = owners[0]
             bundle = index.bundle(package, name)
-            return ResolvedBundle(bundle, csv_of_bundle(bundle), f"catalog {index.reference}")
+            return ResolvedBundle(
+                bundle, csv_of_bundle(bundle), f"catalog {index.reference}", "current"
+            )
         archive = self.archives.get(ref)
         if archive is not None:
             from olmcat.readers.bundlerender import render_bundle_image
 
-            bundle = render_bundle_image(archive, image=ref, notify=self.notify)
+            bundle = render_bundle_image(archive, image=ref, notify=self.notify, release=release)
             return ResolvedBundle(bundle, csv_of_bundle(bundle), f"archive {archive}")
         if self.fetcher is not None:
             with _scratch() as scratch:
@@ -231,7 +249,7 @@ class BundleResolver(AbstractContextManager["BundleResolver"]):
                         "--resolve-from catalog or --bundle-archive has it, and pulling it "
                         f"failed: {error}"
                     ) from None
-                resolved = _render_unpacked(scratch, ref, f"image {ref}", self.notify)
+                resolved = _render_unpacked(scratch, ref, f"image {ref}", self.notify, release)
             return ResolvedBundle(resolved.bundle, resolved.csv, "registry")
         raise InputError(
             f"cannot resolve bundle image {ref}: no --bundle-dir/--bundle-map entry, no "
@@ -282,21 +300,13 @@ def registry_fetcher(options: Any = None) -> BundleFetcher:
     ``manifests/`` and ``metadata/``."""
 
     def fetch(ref: str, dest: Path) -> None:
-        from olmcat.oci.pull import _scratch_layout, resolve_image
-        from olmcat.oci.registry import RegistryPool, current_options
+        from olmcat.oci.pull import pulled_layout
         from olmcat.oci.transport import registry_reference
 
-        parsed = registry_reference(ref)
-        repository = f"{parsed.namespace}/{parsed.name}" if parsed.namespace else parsed.name
-        with RegistryPool(options or current_options()) as pool:
-            registry = pool.get(parsed.registry)
-            image = resolve_image(registry, repository, parsed.digest or parsed.tag)
-            scratch = _scratch_layout(image, image.layers)
+        with pulled_layout(registry_reference(ref), options=options) as layout:
             try:
-                extract_bundle_image(scratch, dest, ref)
+                extract_bundle_image(layout, dest, ref)
             except InputError as exc:
-                raise InputError(str(exc).replace(str(scratch), ref)) from None
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
+                raise InputError(str(exc).replace(str(layout), ref)) from None
 
     return fetch

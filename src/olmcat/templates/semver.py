@@ -10,21 +10,24 @@ version of the minor version before it and skips every other lower version of th
 The default channel is the channel first created for the highest version of the most stable
 non-empty archetype.
 
-Differences between opm versions (``opm`` argument, default ``"1.26"``, the oracle):
+What changed between opm releases (``opm`` argument, an :class:`~olmcat.go.opm.OpmRelease`;
+the behaviour names are those of :data:`olmcat.go.opm.BEHAVIOURS`):
 
-* v1.26.5 sets ``generateMinorChannels`` to true before reading the file, so minor channels are
-  made unless the template says ``generateMinorChannels: false``; v1.72 makes them only when neither
-  flag is set.
-* v1.72 copies the icon and description of the default channel head's CSV to the package.
-* ``defaultChannelTypePreference`` (``minor`` / ``major``) is v1.72's; v1.26.5 rejects the field,
-  olmcat accepts it for both.
-* With both flags set, the default channel of v1.26.5 depends on Go's map order when the most
-  stable channel head starts a new major version (``stable-v2`` and ``stable-v2.0`` are created by
-  the same bundle). olmcat applies v1.72's rule for both: the preferred stream kind wins (minor
-  unless ``defaultChannelTypePreference: major``, or major channels only are generated), which is
-  one of the answers v1.26.5 gives.
-* v1.72 also picks a channel first created at version 0.0.0 as default where v1.26.5 keeps the
-  empty default channel it started from.
+* ``template-semver-generate-defaults`` (v1.27.1): before, ``generateMinorChannels`` is set true
+  before the file is read, so minor channels are made unless the template says
+  ``generateMinorChannels: false``; since, they are made only when neither flag is set.
+* ``template-semver-channel-preference`` (v1.27.1): ``defaultChannelTypePreference`` (``minor`` /
+  ``major``) decides between the two channels one bundle creates. Before, opm rejects the field
+  (olmcat accepts it for every release) and the default channel is the first of the two Go's map
+  iteration meets: the major channel in 7 of 8 runs (a two-entry map of Go 1.19, the major
+  channel inserted first), which olmcat writes, with a notice. Since, a channel first created at
+  version 0.0.0 can also become the default, where older releases keep the empty name.
+* ``template-semver-channel-scoped-links`` (v1.37.0 until v1.61.0): each channel is linked on its
+  own (see :func:`_link_each_channel`), instead of one pass over every entry of an archetype,
+  stream kind and major version (:func:`_link`); ``template-semver-skip-replaced-head``
+  (v1.37.0 until v1.57.0): the entry that replaces the previous minor's head also skips it.
+* ``template-semver-package-metadata`` (v1.65.0): the icon and description of the default channel
+  head's CSV are copied to the package.
 """
 
 from __future__ import annotations
@@ -32,17 +35,19 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from olmcat.errors import InputError
 from olmcat.go.json import go_string
+from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease
 from olmcat.go.semver import Version, parse_version
 from olmcat.model import Bundle
 from olmcat.model import property as prop
+from olmcat.model.csvmetadata import as_rendered_by
 from olmcat.notices import Notice, NoticeSink, discard
-from olmcat.templates.decl import Blob, Config, OpmVersion
+from olmcat.templates.decl import Blob, Config
 from olmcat.templates.resolve import BundleResolver, ResolvedBundle
 
 SCHEMA = "olm.semver"
@@ -56,6 +61,7 @@ class SemverTemplate:
     generate_minor: bool
     preference: StreamKind
     bundles: dict[str, tuple[str, ...]]  # archetype -> image references, as listed
+    explicit_preference: bool = False  # the template sets defaultChannelTypePreference
 
     def images(self) -> list[str]:
         """Every image once, in the order the template names them."""
@@ -117,7 +123,7 @@ class _StrictDecoder:
         return value
 
 
-def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
+def parse(text: str, where: str, *, opm: OpmRelease = NEWEST) -> SemverTemplate:
     """Read a semver template (YAML or JSON) with opm's strictness."""
     from olmcat.templates.decl import load_all_v2
 
@@ -133,7 +139,7 @@ def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
     if decoder.string(fields, "schema") != SCHEMA:
         raise decoder.fail(f'input file has unknown schema, should be "{SCHEMA}"')
     major = decoder.boolean(fields, "generateMajorChannels", False)
-    if opm == "1.26":
+    if not opm.has("template-semver-generate-defaults"):
         minor = decoder.boolean(fields, "generateMinorChannels", True)
     else:
         minor = decoder.boolean(fields, "generateMinorChannels", False)
@@ -178,7 +184,7 @@ def parse(text: str, where: str, *, opm: OpmVersion = "1.26") -> SemverTemplate:
             entry = decoder.fields(item if item is not None else {}, ("image",), at)
             refs.append(decoder.string(entry, "image", at + "."))
         bundles[archetype] = tuple(refs)
-    return SemverTemplate(major, minor, chosen, bundles)
+    return SemverTemplate(major, minor, chosen, bundles, explicit_preference=preference != "")
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -228,11 +234,14 @@ def render(
     template: SemverTemplate,
     resolver: BundleResolver,
     *,
-    opm: OpmVersion = "1.26",
+    opm: OpmRelease = NEWEST,
+    migrate_level: MigrateLevel = "none",
     notify: NoticeSink = discard,
 ) -> Config:
-    """The catalog of the template (``semver.Template.Render``)."""
-    resolved: dict[str, ResolvedBundle] = {ref: resolver.resolve(ref) for ref in template.images()}
+    """The catalog of the template (``semver.Template.Render``) as opm ``opm`` renders it."""
+    resolved: dict[str, ResolvedBundle] = {
+        ref: resolver.resolve(ref, opm) for ref in template.images()
+    }
     if not resolved:
         raise InputError("render: no bundles specified or no bundles could be rendered")
     by_name: dict[str, str] = {}
@@ -273,14 +282,16 @@ def render(
             stripped[key] = f'"{version}" ({bundle_name})'
         versions[archetype] = entries
     channels, default, tied = _generate(template, package, versions, opm)
-    if tied and opm == "1.26":
+    if tied and not opm.has("template-semver-channel-preference"):
+        kind = "major" if default.count(".") == 0 else "minor"
         notify(
             Notice(
                 "template.ambiguous-default-channel",
-                f"package {package}: opm v1.26.5 picks the default channel {default} or its "
-                "sibling of the other stream kind at random (Go map order); olmcat picks "
-                f"{default} (the {template.preference} channel). Generate one stream kind, or "
-                "set defaultChannelTypePreference (opm v1.72), to make it certain",
+                f"package {package}: opm {opm.tag} picks the default channel {default} or its "
+                "sibling of the other stream kind at random (Go map order: the major channel in "
+                f"7 of 8 runs); olmcat picks {default} (the {kind} channel). Generate one stream "
+                "kind, or render with opm v1.27.1 or later (defaultChannelTypePreference), to "
+                "make it certain",
                 package=package,
             )
         )
@@ -290,7 +301,7 @@ def render(
         f'"name":{go_string(package)}',
         f'"defaultChannel":{go_string(default)}',
     ]
-    if opm == "1.72":
+    if opm.has("template-semver-package-metadata"):
         package_fields += _package_metadata(channels.get(default), resolved)
     package_text = "{" + ",".join(package_fields) + "}"
     config.packages.append(Blob("olm.package", package, package, package_text))
@@ -300,10 +311,37 @@ def render(
     from olmcat.writers.fbc import bundle_json
 
     for item in resolved.values():
-        config.bundles.append(
-            Blob("olm.bundle", item.bundle.package, item.bundle.name, bundle_json(item.bundle))
-        )
+        bundle = as_rendered_by(item.bundle, opm, migrate_level, notify, form=item.form)
+        config.bundles.append(Blob("olm.bundle", bundle.package, bundle.name, bundle_json(bundle)))
     return config
+
+
+def generate_channels(
+    versions: Mapping[str, Mapping[str, str]],
+    *,
+    major: bool,
+    minor: bool,
+    preference: str = "",
+    package: str = "",
+    opm: OpmRelease = NEWEST,
+) -> tuple[dict[str, list[dict[str, Any]]], str]:
+    """The channels and default channel opm ``opm``'s ``generateChannels`` makes of bundle
+    versions per archetype (``{"stable": {bundle name: version}}``), without rendering
+    anything: entries carry ``replaces`` and ``skips`` only when set, as opm writes them."""
+    if preference not in ("", "minor", "major"):
+        raise InputError(f"unknown defaultChannelTypePreference {preference!r}")
+    chosen: StreamKind = "major" if preference == "major" or not (preference or minor) else "minor"
+    template = SemverTemplate(major, minor, chosen, {}, explicit_preference=bool(preference))
+    parsed = {
+        archetype: {name: parse_version(text) for name, text in versions.get(archetype, {}).items()}
+        for archetype in ARCHETYPES
+    }
+    channels, default, _ = _generate(template, package, parsed, opm)
+    out = {
+        name: [{k: v for k, v in entry.items() if v} for entry in channel.entries]
+        for name, channel in channels.items()
+    }
+    return out, default
 
 
 def _channel_text(package: str, channel: _Channel) -> str:
@@ -331,16 +369,22 @@ def _generate(
     template: SemverTemplate,
     package: str,
     versions: dict[str, dict[str, Version]],
-    opm: OpmVersion,
+    opm: OpmRelease,
 ) -> tuple[dict[str, _Channel], str, bool]:
     """Channels (by name, in creation order), the default channel (``generateChannels``), and
-    whether v1.26.5 could have picked another default channel (Go map order)."""
+    whether opm (before v1.27.1) could have picked another default channel (Go map order)."""
     # The high-water channel starts as the least stable archetype at 0.0.0 with no name.
     high: tuple[int, Version, str, str] = (0, Version(0, 0, 0), "", "")  # rank, version, kind, name
-    better = _v172_better if opm == "1.72" else _v126_better
+    preferring = opm.has("template-semver-channel-preference")
+    better = _v172_better if preferring else _v126_better
+    first: StreamKind = template.preference
+    if not preferring and not template.explicit_preference:
+        # The first created of the two channels one bundle makes wins; Go meets the major one
+        # first in 7 of 8 runs (inserted first into a two-entry map): opm's usual answer.
+        first = "major"
     kinds: list[StreamKind] = []
-    # Channels created by the same bundle are considered in preference order (see module doc).
-    for kind in (template.preference, "major" if template.preference == "minor" else "minor"):
+    # Channels created by the same bundle are considered in that order (see module doc).
+    for kind in (first, "major" if first == "minor" else "minor"):
         if (kind == "major" and template.generate_major) or (
             kind == "minor" and template.generate_minor
         ):
@@ -375,7 +419,12 @@ def _generate(
                 edges.append(
                     _Entry(archetype, kind, channel_name, name, version, len(channel.entries) - 1)
                 )
-    _link(channels, edges)
+    if opm.has("template-semver-channel-scoped-links"):
+        _link_each_channel(
+            channels, edges, skip_replaced_head=opm.has("template-semver-skip-replaced-head")
+        )
+    else:
+        _link(channels, edges)
     return channels, high[3], tied
 
 
@@ -451,13 +500,54 @@ def _link(channels: dict[str, _Channel], edges: list[_Entry]) -> None:
         close(edges[-1])
 
 
+def _link_each_channel(
+    channels: dict[str, _Channel], edges: list[_Entry], *, skip_replaced_head: bool
+) -> None:
+    """Channel-scoped ``linkChannels`` (v1.37.0 to v1.60): within each channel, in version
+    order, entries of one minor version form a group; the group's last entry skips the others
+    and replaces the last entry of the group before (also skipping it when
+    ``skip_replaced_head``). A minor channel is one group: its head only skips."""
+    by_channel: dict[str, list[_Entry]] = {}
+    for edge in edges:
+        by_channel.setdefault(edge.channel, []).append(edge)
+    for name, members in by_channel.items():
+        members.sort(key=lambda e: _VersionKey(e.version))
+        channel = channels[name]
+        channel.entries = [{"name": e.name} for e in members]
+        previous_head = ""
+        start = 0
+        for index, member in enumerate(members):
+            following = members[index + 1] if index + 1 < len(members) else None
+            if following is not None and _minor_of(following) == _minor_of(member):
+                continue
+            head = channel.entries[index]
+            skips: list[str] = []
+            if previous_head:
+                head["replaces"] = previous_head
+                if skip_replaced_head:
+                    skips.append(previous_head)
+            skips += [e.name for e in members[start:index]]
+            head["skips"] = skips
+            previous_head, start = member.name, index + 1
+
+
+def _minor_of(entry: _Entry) -> tuple[int, int]:
+    return (entry.version.major, entry.version.minor)
+
+
 def _package_metadata(channel: _Channel | None, resolved: dict[str, ResolvedBundle]) -> list[str]:
-    """v1.72 ``populatePackageMetadata``: description and first icon of the default channel
+    """``populatePackageMetadata`` (v1.65.0): description and first icon of the default channel
     head's CSV (the last entry: entries are added in ascending version order)."""
     if channel is None or not channel.entries:
         return []
     head = channel.entries[-1]["name"]
     csv = next((r.csv for r in resolved.values() if r.bundle.name == head), None)
+    return package_metadata(csv)
+
+
+def package_metadata(csv: Mapping[str, Any] | None) -> list[str]:
+    """The ``"icon":...`` and ``"description":...`` members of an ``olm.package`` blob that opm
+    (v1.65.0 and later) takes from the CSV of the default channel's head (None: no CSV)."""
     if csv is None:
         return []
     spec = csv.get("spec")
