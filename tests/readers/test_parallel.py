@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,44 @@ def test_worker_count_refuses_junk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLMCAT_WORKERS", "abc")
     with pytest.raises(InputError, match="OLMCAT_WORKERS='abc' is not a whole number"):
         worker_count(4)
+
+
+_ERROR_WHILE_A_WORKER_WRITES = """
+import os, sys, time
+from olmcat.readers.parallel import map_in_order
+
+FLAG, DELAY = sys.argv[1], float(sys.argv[2])
+
+def job(number):
+    if number == 2:  # the parent's own job (share): fails once the worker is writing
+        while not os.path.exists(FLAG):
+            time.sleep(0.001)
+        time.sleep(DELAY)
+        raise RuntimeError("bad input")
+    result = b"x" * 256_000_000  # a result that takes the worker a while to write
+    open(FLAG, "w").close()
+    return result
+
+try:
+    for _ in map_in_order(job, range(4), workers=2, share=True):
+        pass
+except RuntimeError:
+    sys.exit(7)
+"""
+
+
+def test_an_error_while_a_worker_writes_its_result_does_not_hang_the_exit(tmp_path: Path) -> None:
+    # The CI failure of 2026-11-26: a worker killed half-way through writing a result left the
+    # pool's manager thread waiting for the rest of it, and the interpreter waited for that
+    # thread at exit (seen once in four runs; the loop makes the race likely).
+    import subprocess
+    import sys
+
+    for attempt, delay in enumerate(("0.05", "0.1", "0.2", "0.3", "0.4")):
+        flag = tmp_path / f"writing-{attempt}"
+        done = subprocess.run(
+            [sys.executable, "-c", _ERROR_WHILE_A_WORKER_WRITES, str(flag), delay],
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 7

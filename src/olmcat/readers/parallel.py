@@ -118,6 +118,8 @@ def _call(function: Callable[[J], R], job: J) -> tuple[R, list[Notice]]:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Kill the workers now: jobs in flight are of no use once the parent stops early."""
     processes = list(getattr(pool, "_processes", {}).values())
+    # Taken before shutdown(), which drops the pool's reference to the queue.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):
@@ -128,7 +130,6 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     # A worker killed while it wrote a result leaves half a message in the result pipe, and the
     # pool's manager thread would wait for the rest forever (and the interpreter for that
     # thread at exit). With the parent's write end closed too, that read ends instead.
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     if writer is not None:
         with contextlib.suppress(Exception):
             writer.close()
