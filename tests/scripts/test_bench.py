@@ -85,6 +85,15 @@ def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
     for prefix in ("validate", "validate-vs-read", "diff-vs-read", "filter", "images"):
         assert f"{prefix}-x1" in names
     assert "render-graph-x1" in names
+    assert "upgrade-check-x1" in names
+    # the modern rows run on a tiny big set made from fixtures/ (no snapshot needed)
+    assert "render-dirs-big" in names and "migrate-pkgman-tree" in names
+    skipped = {s["name"]: s["reason"] for s in report["skipped"]}
+    registry_rows = ("render-archives-big", "template-basic-big", "template-semver-big")
+    for name in registry_rows:
+        assert (name in names) != (name in skipped), name
+    assert ("render-images-big" in names) != ("render-images-big" in skipped)
+    assert report["machine"]["loadavg_before"] and report["duration_s"] > 0
     for workload in report["workloads"]:
         olmcat = workload["olmcat"]
         assert len(olmcat["runs"]) == 2
@@ -97,6 +106,14 @@ def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
         for name in ("migrate-sqlite-json-x1", "migrate-sqlite-yaml-x1", "migrate-pkgman"):
             assert by_name[name]["reference"] == "opm"
             assert by_name[name]["identical_output"] is True
+        # olmcat and opm render the same bundle images (saved / on the loopback registry) and
+        # the same templates to the same bytes
+        for name in registry_rows:
+            if name in by_name:
+                assert by_name[name]["identical_output"] is True, name
+    for name in ("render-dirs-big", "migrate-pkgman-tree"):
+        assert by_name[name]["reference"] == "floor"
+        assert by_name[name]["mb_per_s"] > 0
     assert by_name["diff-vs-read-x1"]["reference"] == "read once"
     # nothing lands in the repository: scaled inputs go to the cache, outputs to scratch
     assert not list(ROOT.glob("*.db"))
