@@ -710,7 +710,12 @@ def targets(inputs: Inputs) -> list[Target]:
         ),
         Target("olmcat --help: wall seconds", 0.150, seconds),
         Target("render images (big): wall / opm", 0.4, ratio("render-images-big", "wall")),
-        Target("render dirs (big): CPU / parse floor", 1.3, ratio("render-dirs-big", "cpu")),
+        Target(
+            "render dirs (big): CPU / yaml.load floor",
+            1.3,
+            ratio("render-dirs-vs-load-big", "cpu"),
+        ),
+        Target("render dirs (big): CPU / events floor", 1.3, ratio("render-dirs-big", "cpu")),
         Target(
             "migrate pkgman (tree): wall minutes",
             5.0,
@@ -730,15 +735,19 @@ def targets(inputs: Inputs) -> list[Target]:
 INPUTS_TOOL = ROOT / "scripts" / "bench_inputs.py"
 REGISTRY_PLACEHOLDER = "BENCH_REGISTRY"  # in the templates bench_inputs.py writes
 
-# The parse floor of YAML-heavy work: libyaml's event parser -- what olmcat's YAML reader
-# (files/yaml.py) builds its documents from -- over every manifest and metadata file, nothing
-# built. If olmcat moves to another parser, this loop must move with it.
+# The parse floors of YAML-heavy work, over every manifest and metadata file: "events" is
+# libyaml's event parser -- what olmcat's YAML reader (files/yaml.py) builds its documents from
+# -- with nothing built; "load" is PyYAML's libyaml loader building every document
+# (yaml.load_all with CSafeLoader), the "bare libyaml parse" issue 22 compared with. If olmcat
+# moves to another parser, these loops must move with it.
 FLOOR_YAML = """
 import os, sys
+import yaml
 from yaml._yaml import CParser
 from yaml import YAMLError
+mode, roots = sys.argv[1], sys.argv[2:]
 events = 0
-for root in sys.argv[1:]:
+for root in roots:
     for directory, dirs, files in os.walk(root):
         dirs.sort()
         if os.path.basename(directory) not in ("manifests", "metadata"):
@@ -748,8 +757,11 @@ for root in sys.argv[1:]:
                 continue
             with open(os.path.join(directory, name), "rb") as fh:
                 text = fh.read().decode("utf-8", "replace")
-            parser = CParser(text)
             try:
+                if mode == "load":
+                    events += sum(1 for _ in yaml.load_all(text, Loader=yaml.CSafeLoader))
+                    continue
+                parser = CParser(text)
                 while parser.get_event() is not None:
                     events += 1
             except YAMLError:
@@ -758,9 +770,9 @@ print(events)
 """
 
 
-def floor_yaml(*roots: Path) -> Prepare:
+def floor_yaml(mode: str, *roots: Path) -> Prepare:
     def prepare(scratch: Path) -> list[str]:
-        return [sys.executable, "-c", FLOOR_YAML, *map(str, roots)]
+        return [sys.executable, "-c", FLOOR_YAML, mode, *map(str, roots)]
 
     return prepare
 
@@ -1022,25 +1034,23 @@ def modern_workloads(
                 throughput=True,
             )
         )
-    found.append(
-        Workload(
-            "render-dirs-big",
-            f"render {len(bundles)} bundle directories against libyaml's parse of their files",
-            Side(
-                "olmcat",
-                olmcat(
-                    "render",
-                    "-q",
-                    "--image-ref-template",
-                    "bench.invalid/{package}-bundle:{dir}",
-                    *bundles,
-                ),
-            ),
-            Side("floor", floor_yaml(modern.big)),
-            inputs=(modern.big,),
-            throughput=True,
-        )
+    render_dirs = olmcat(
+        "render", "-q", "--image-ref-template", "bench.invalid/{package}-bundle:{dir}", *bundles
     )
+    for suffix, mode, what in (
+        ("", "events", "libyaml's events for their files (nothing built)"),
+        ("-vs-load", "load", "yaml.load_all (CSafeLoader) of their files"),
+    ):
+        found.append(
+            Workload(
+                f"render-dirs{suffix}-big",
+                f"render {len(bundles)} bundle directories against {what}",
+                Side("olmcat", render_dirs),
+                Side("floor", floor_yaml(mode, modern.big)),
+                inputs=(modern.big,),
+                throughput=True,
+            )
+        )
     semver = sorted(modern.templates.glob("semver-*.yaml"))
     kinds = (("basic", [modern.templates / "basic.yaml"]), ("semver", semver))
     for kind, templates in kinds:
@@ -1084,7 +1094,7 @@ def modern_workloads(
                     "olmcat",
                     olmcat("migrate", "pkgman", "-q", "--permissive", modern.tree, "{scratch}/out"),
                 ),
-                Side("floor", floor_yaml(modern.tree)),
+                Side("floor", floor_yaml("events", modern.tree)),
                 inputs=(modern.tree,),
                 max_runs=2,
                 throughput=True,
