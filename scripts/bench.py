@@ -1327,6 +1327,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="TEXT",
         help="only workloads whose name contains TEXT (repeatable; TEXT$: ends with TEXT)",
     )
+    parser.add_argument(
+        "-x",
+        dest="exclude",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="leave out workloads whose name contains TEXT (repeatable; TEXT$ as for -k)",
+    )
     parser.add_argument("--no-opm", action="store_true", help="do not run the opm oracle")
     parser.add_argument("--cache", type=Path, default=default_cache(), help="scaled inputs")
     parser.add_argument("--scratch", type=Path, help="where outputs are written (default: /tmp)")
@@ -1354,12 +1362,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             more, skipped = modern_workloads(modern, registry, oracle, log)
             found += more
 
-        def chosen(name: str) -> bool:
+        def matches(name: str, text: str) -> bool:
             # TEXT$ must end the name: -k 'validate-x1$' leaves validate-x10 out
-            return not args.select or any(
-                name.endswith(text[:-1]) if text.endswith("$") else text in name
-                for text in args.select
-            )
+            return name.endswith(text[:-1]) if text.endswith("$") else text in name
+
+        def chosen(name: str) -> bool:
+            if any(matches(name, text) for text in args.exclude):
+                return False
+            return not args.select or any(matches(name, text) for text in args.select)
 
         selected = [w for w in found if chosen(w.name)]
         skipped = [s for s in skipped if chosen(s["name"])]
