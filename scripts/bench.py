@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import datetime
 import filecmp
+import functools
 import hashlib
 import importlib.util
 import json
@@ -222,6 +223,29 @@ def olmcat_env() -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
     return env
+
+
+ORACLE_RELEASE = "1.26"  # ../shared/tools/oracle is opm v1.26.5
+
+
+@functools.cache
+def _chooses_release(*command: str) -> bool:
+    done = subprocess.run(
+        [*olmcat_argv(), *command, "--help"],
+        capture_output=True,
+        text=True,
+        env=olmcat_env(),
+        check=False,
+    )
+    return "--opm-version" in done.stdout
+
+
+def as_oracle(*command: str) -> list[str]:
+    """An olmcat command pinned to the oracle's opm release where it lets one choose (its
+    default may be the newest release, whose output the v1.26.5 oracle would not match)."""
+    if _chooses_release(*command):
+        return [*command, "--opm-version", ORACLE_RELEASE]
+    return list(command)
 
 
 def olmcat(*args: str | Path) -> Prepare:
@@ -523,7 +547,9 @@ def workloads(
                     f"migrate sqlite -o {output} {db.name}",
                     Side(
                         "olmcat",
-                        olmcat("migrate", "sqlite", "-q", "-o", output, db, "{scratch}/out"),
+                        olmcat(
+                            *as_oracle("migrate", "sqlite"), "-q", "-o", output, db, "{scratch}/out"
+                        ),
                         "out",
                     ),
                     Side("opm", opm_migrate(db, "-o", output), "out") if with_opm else None,
@@ -539,7 +565,7 @@ def workloads(
                     f"migrate sqlite {db.name} against a bare loop over its rows",
                     Side(
                         "olmcat",
-                        olmcat("migrate", "sqlite", "-q", db, "{scratch}/out"),
+                        olmcat(*as_oracle("migrate", "sqlite"), "-q", db, "{scratch}/out"),
                     ),
                     Side("floor", floor_sqlite(db)),
                     inputs=(db,),
@@ -550,7 +576,9 @@ def workloads(
             "migrate-pkgman",
             f"migrate pkgman {inputs.pkgman.name} (opm: initializer + opm migrate)",
             Side(
-                "olmcat", olmcat("migrate", "pkgman", "-q", inputs.pkgman, "{scratch}/out"), "out"
+                "olmcat",
+                olmcat(*as_oracle("migrate", "pkgman"), "-q", inputs.pkgman, "{scratch}/out"),
+                "out",
             ),
             Side("opm", initializer_then_opm(inputs.pkgman), "out") if oracle else None,
             inputs=(inputs.pkgman,),
@@ -960,7 +988,7 @@ def render_template(
         if tool == "opm":
             command = [oracle_tool("opm"), "alpha", "render-template", kind, "--use-http"]
         else:
-            command = [*olmcat_argv(), "render-template", kind, "-q", "--use-http"]
+            command = [*olmcat_argv(), *as_oracle("render-template"), kind, "-q", "--use-http"]
         if len(files) == 1:
             return [*command, str(files[0])]
         script = f'for f in "$@"; do {_shell_join(command)} "$f" || exit 1; done'
@@ -991,12 +1019,12 @@ def modern_workloads(
         def prepare(scratch: Path) -> list[str]:
             if tool == "opm":
                 return [oracle_tool("opm"), "render", "--use-http", *registry.refs()]
-            return [*olmcat_argv(), "render", "-q", "--use-http", *registry.refs()]
+            return [*olmcat_argv(), *as_oracle("render"), "-q", "--use-http", *registry.refs()]
 
         return prepare
 
     def layouts(scratch: Path) -> list[str]:
-        return [*olmcat_argv(), "render", "-q", *map(str, registry.layouts())]
+        return [*olmcat_argv(), *as_oracle("render"), "-q", *map(str, registry.layouts())]
 
     opm_render = Side("opm", refs("opm"), "render.json", stdout="render.json")
     if no_registry or not oracle:
@@ -1035,7 +1063,11 @@ def modern_workloads(
             )
         )
     render_dirs = olmcat(
-        "render", "-q", "--image-ref-template", "bench.invalid/{package}-bundle:{dir}", *bundles
+        *as_oracle("render"),
+        "-q",
+        "--image-ref-template",
+        "bench.invalid/{package}-bundle:{dir}",
+        *bundles,
     )
     for suffix, mode, what in (
         ("", "events", "libyaml's events for their files (nothing built)"),
@@ -1092,7 +1124,13 @@ def modern_workloads(
                 # channel a semver-mode add cannot set); they are left out with a warning
                 Side(
                     "olmcat",
-                    olmcat("migrate", "pkgman", "-q", "--permissive", modern.tree, "{scratch}/out"),
+                    olmcat(
+                        *as_oracle("migrate", "pkgman"),
+                        "-q",
+                        "--permissive",
+                        modern.tree,
+                        "{scratch}/out",
+                    ),
                 ),
                 Side("floor", floor_yaml("events", modern.tree)),
                 inputs=(modern.tree,),
