@@ -1144,13 +1144,24 @@ def modern_workloads(
 # -- running -----------------------------------------------------------------------------------
 
 
+def _files(path: Path) -> Iterator[str]:
+    """Every file under ``path`` (or ``path`` itself), one at a time: the benchmark must not
+    grow with its inputs, since every child's peak RSS starts at the benchmark's own."""
+    if path.is_file():
+        yield str(path)
+        return
+    for directory, _, names in os.walk(path):
+        for name in names:
+            yield os.path.join(directory, name)
+
+
 def _warm(paths: Sequence[Path]) -> None:
     """Read the inputs once so that neither side pays for a cold page cache."""
+    buffer = bytearray(1 << 20)
     for path in paths:
-        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
-        for file in files:
-            with file.open("rb") as fh:
-                while fh.read(1 << 20):
+        for file in _files(path):
+            with open(file, "rb", buffering=0) as fh:
+                while fh.readinto(buffer):
                     pass
 
 
@@ -1256,9 +1267,7 @@ def run_workload(
 
 
 def _size(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return sum(os.stat(file).st_size for file in _files(path))
 
 
 def _git_commit() -> str | None:
