@@ -9,7 +9,10 @@ sides alike and the ratios stay meaningful even when absolute timings are noisy.
 
 Measured per run: wall time, CPU time (user + system of the process and every descendant it
 waited for) and peak memory: the peak of the summed RSS of the whole process tree, sampled from
-/proc (worker processes count), never less than the largest single process's own peak.
+/proc (worker processes count), never less than the largest single process's own peak. Each
+command is started by a small launcher (GNU time, else a bare Python one) that forks it and
+reports its own ``ru_maxrss``: the kernel starts a forked child's peak at its parent's, so a
+command started by the benchmark directly would be charged with the benchmark's own memory.
 
     python scripts/bench.py                 # the full suite (needs ../shared/corpus)
     python scripts/bench.py --runs 3 -k sqlite -k pkgman
@@ -82,12 +85,14 @@ class TreeSampler(threading.Thread):
 
     Each poll lists /proc and classifies only pids it has not seen before (one read of their
     ``stat``), so a poll costs well under a millisecond however many processes the machine runs.
+    ``count_root=False`` leaves the root itself out of the sum (a launcher, not the command).
     """
 
-    def __init__(self, root: int, interval: float) -> None:
+    def __init__(self, root: int, interval: float, *, count_root: bool = True) -> None:
         super().__init__(daemon=True)
         self.root = root
         self.interval = interval
+        self.count_root = count_root
         self.peak = 0
         self.samples = 0
         self._tree = {root}
@@ -112,7 +117,7 @@ class TreeSampler(threading.Thread):
 
     def poll(self) -> None:
         self._discover()
-        total = sum(_rss_bytes(pid) for pid in self._tree)
+        total = sum(_rss_bytes(pid) for pid in self._tree if self.count_root or pid != self.root)
         self.peak = max(self.peak, total)
         self.samples += 1
 
@@ -138,6 +143,45 @@ class BenchError(Exception):
     """A workload failed or its inputs are missing: one line for the user."""
 
 
+# The launcher when GNU time is absent: forks the command from a process of ~8 MiB (instead of
+# the benchmark's 20-80 MiB), waits for it and writes its peak RSS (KiB) to the file in argv[1].
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{usage.ru_utime!r} {usage.ru_stime!r} {usage.ru_maxrss}")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+@functools.cache
+def launcher() -> str:
+    """``gnu-time`` (/usr/bin/time, ~1 MiB: the floor it leaves a command's peak at) or
+    ``python`` (~8 MiB)."""
+    time_tool = Path("/usr/bin/time")
+    if time_tool.is_file() and os.access(time_tool, os.X_OK):
+        done = subprocess.run(
+            [str(time_tool), "--version"], capture_output=True, text=True, check=False
+        )
+        if "GNU" in done.stdout + done.stderr:
+            return "gnu-time"
+    return "python"
+
+
+def _launched(argv: Sequence[str], peak_file: Path, how: str) -> list[str]:
+    if how == "gnu-time":
+        # --quiet: no "Command exited with non-zero status" line; %M: the command's ru_maxrss
+        return ["/usr/bin/time", "--quiet", "-o", str(peak_file), "-f", "%M", *argv]
+    return [sys.executable, "-I", "-S", "-c", LAUNCHER, str(peak_file), *argv]
+
+
 def measure(
     argv: Sequence[str],
     *,
@@ -146,15 +190,18 @@ def measure(
     interval: float = 0.01,
     ok: frozenset[int] = frozenset({0}),
     stdout: Path | None = None,
+    how: str | None = None,
 ) -> Measurement:
-    """Run ``argv`` once; its stdout is discarded (or written to ``stdout``), its stderr kept
-    for the error message."""
+    """Run ``argv`` once under the launcher; its stdout is discarded (or written to
+    ``stdout``), its stderr kept for the error message."""
     with contextlib.ExitStack() as stack:
         stderr = stack.enter_context(tempfile.TemporaryFile())
+        peak_file = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "peak"
         out: Any = stack.enter_context(stdout.open("wb")) if stdout else subprocess.DEVNULL
+        command = _launched(argv, peak_file, how or launcher())
         started = time.perf_counter()
-        process = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=out, stderr=stderr)
-        sampler = TreeSampler(process.pid, interval)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=stderr)
+        sampler = TreeSampler(process.pid, interval, count_root=False)
         sampler.start()
         try:
             _, status, usage = os.wait4(process.pid, 0)
@@ -168,10 +215,20 @@ def measure(
             raise BenchError(
                 f"{' '.join(map(str, argv))} exited with {process.returncode}: " + " | ".join(tail)
             )
-    # ru_maxrss is the largest single process's peak (KiB on Linux): a floor for the tree's peak
-    # that also catches a spike shorter than the sampling interval.
-    peak = max(sampler.peak, usage.ru_maxrss * 1024)
-    return Measurement(wall, usage.ru_utime + usage.ru_stime, peak / MIB, sampler.samples)
+        # CPU: everything the launcher waited for (GNU time's own ~1 ms included; the Python
+        # launcher reports its child's alone)
+        cpu = usage.ru_utime + usage.ru_stime
+        try:
+            reported = peak_file.read_text().split()
+            # the command's own ru_maxrss (KiB): the largest single process of its tree, a floor
+            # for the tree's peak that also catches a spike shorter than the sampling interval
+            largest = int(reported[-1]) * 1024
+            if len(reported) == 3:
+                cpu = float(reported[0]) + float(reported[1])
+        except (OSError, ValueError, IndexError):
+            raise BenchError(f"{' '.join(map(str, argv))}: the launcher reported no peak") from None
+    peak = max(sampler.peak, largest)
+    return Measurement(wall, cpu, peak / MIB, sampler.samples)
 
 
 # -- workloads ---------------------------------------------------------------------------------
@@ -198,6 +255,15 @@ class Workload:
     compare_outputs: bool = False  # the subject's and the opm reference's outputs must match
     max_runs: int | None = None  # long workloads: at most this many runs per side
     throughput: bool = False  # report MB/s of input (input_mb / median wall)
+    # An incremental row: each run, in one scratch directory and one OLMCAT_CACHE_DIR (caches
+    # on), ``setup`` prepares the scratch, the reference runs (cold), ``between`` changes the
+    # input, then the subject runs (warm): never alternated.
+    setup: Callable[[Path], None] | None = None
+    between: Callable[[Path], None] | None = None
+
+    @property
+    def incremental(self) -> bool:
+        return self.between is not None
 
 
 @dataclass(slots=True)
@@ -754,6 +820,11 @@ def targets(inputs: Inputs) -> list[Target]:
             1.0,
             olmcat_side("migrate-pkgman-tree", "peak_rss", 1024),
         ),
+        Target(
+            "migrate pkgman (tree): one change, warm / cold wall",
+            0.05,
+            ratio("migrate-pkgman-tree-incremental", "wall"),
+        ),
         *growth_targets,
     ]
 
@@ -997,6 +1068,82 @@ def render_template(
     return prepare
 
 
+CHANGE_KEY = "bench.olmcat.io/changed"
+
+
+def _annotated(text: str) -> str | None:
+    """``text`` (a CSV's YAML) with one more entry under ``metadata.annotations``, or None when
+    the block is not laid out plainly enough to edit by lines."""
+    lines = text.splitlines(keepends=True)
+    in_metadata = False
+    for index, line in enumerate(lines):
+        if line.rstrip("\r\n") == "metadata:":
+            in_metadata = True
+        elif in_metadata and line[:1] not in ("", " ", "\n", "\r", "#"):
+            return None  # metadata ended without an annotations block
+        elif in_metadata and line.rstrip("\r\n") == "  annotations:" and index + 1 < len(lines):
+            after = lines[index + 1]
+            indent = len(after) - len(after.lstrip(" "))
+            if indent <= 2 or ":" not in after:
+                return None
+            added = " " * indent + f'{CHANGE_KEY}: "true"\n'
+            return "".join([*lines[: index + 1], added, *lines[index + 1 :]])
+    return None
+
+
+@functools.cache
+def _bundle_to_change(tree: Path) -> tuple[str, str]:
+    """The package, and the CSV of its newest bundle directory (relative to the tree), that
+    the incremental row changes: the first package, by name, whose CSV can be edited by lines."""
+    for package in sorted(p for p in tree.iterdir() if p.is_dir()):
+        versions = sorted(v for v in package.iterdir() if (v / "manifests").is_dir())
+        for version in reversed(versions):
+            for csv in sorted((version / "manifests").glob("*clusterserviceversion*.y*ml")):
+                if _annotated(csv.read_text(errors="replace")) is not None:
+                    return package.name, str(csv.relative_to(tree))
+    raise BenchError(f"{tree}: no bundle's CSV to change for the incremental row")
+
+
+def link_tree(tree: Path) -> Callable[[Path], None]:
+    """Setup of the incremental row: ``scratch/tree``, the tree as hard links (the inputs are
+    never written to), except the package to be changed, which is a copy (bytes and mtimes)."""
+
+    def setup(scratch: Path) -> None:
+        changed, _ = _bundle_to_change(tree)
+        target = scratch / "tree"
+        for directory, dirs, names in os.walk(tree):
+            dirs.sort()
+            relative = os.path.relpath(directory, tree)
+            here = target / relative
+            here.mkdir(parents=True, exist_ok=True)
+            copy = relative.split(os.sep)[0] == changed
+            for name in names:
+                source = os.path.join(directory, name)
+                if not copy:
+                    with contextlib.suppress(OSError):  # another file system: copy
+                        os.link(source, here / name)
+                        continue
+                shutil.copy2(source, here / name)
+            shutil.copystat(directory, here)
+
+    return setup
+
+
+def change_one_bundle(tree: Path) -> Callable[[Path], None]:
+    """Between the cold and the warm run: one more annotation in one bundle's CSV, in the
+    scratch copy of its package (a new file: never a hard link to the input)."""
+
+    def between(scratch: Path) -> None:
+        _, relative = _bundle_to_change(tree)
+        csv = scratch / "tree" / relative
+        text = _annotated(csv.read_text(errors="replace"))
+        assert text is not None
+        csv.unlink()
+        csv.write_text(text)
+
+    return between
+
+
 def _shell_join(argv: list[str]) -> str:
     import shlex
 
@@ -1138,6 +1285,31 @@ def modern_workloads(
                 throughput=True,
             )
         )
+        package, csv = _bundle_to_change(modern.tree)
+
+        def pkgman(output: str) -> Prepare:
+            return olmcat(
+                *as_oracle("migrate", "pkgman"),
+                "-q",
+                "--permissive",
+                "{scratch}/tree",
+                f"{{scratch}}/{output}",
+            )
+
+        found.append(
+            Workload(
+                "migrate-pkgman-tree-incremental",
+                f"migrate pkgman --permissive of the community tree after changing one bundle "
+                f"({csv.split('/')[1]} of {package}: one more CSV annotation), warm against "
+                "the cold run that filled the rendered-bundle cache",
+                Side("olmcat", pkgman("warm")),
+                Side("cold", pkgman("cold")),
+                inputs=(modern.tree,),
+                max_runs=2,
+                setup=link_tree(modern.tree),
+                between=change_one_bundle(modern.tree),
+            )
+        )
     return found, skipped
 
 
@@ -1214,15 +1386,30 @@ def run_workload(
         # Alternate which side goes first, so neither always inherits the other's warm caches.
         order = sides if index % 2 == 0 else sides[::-1]
         with contextlib.ExitStack() as stack:
-            dirs = {side.label: stack.enter_context(_scratch(scratch_base)) for side in order}
+            if workload.incremental:
+                assert workload.reference is not None
+                order = [workload.reference, workload.subject]  # cold, then warm
+                shared = stack.enter_context(_scratch(scratch_base))
+                dirs = {side.label: shared for side in order}
+                if workload.setup:
+                    workload.setup(shared)
+            else:
+                dirs = {side.label: stack.enter_context(_scratch(scratch_base)) for side in order}
             for side in order:
                 here = dirs[side.label]
+                if workload.incremental and side is workload.subject:
+                    assert workload.between is not None
+                    workload.between(here)
                 argv = side.prepare(here)
                 env = None
                 if side.label != "opm":
                     env = olmcat_env()
-                    # every run starts cold: no blob or rendered-bundle cache from the last one
+                    # every run starts cold: an empty blob cache, and no rendered-bundle cache
+                    # (`migrate pkgman --no-cache`) but in an incremental row, whose cold run
+                    # fills the cache its warm run reads
                     env["OLMCAT_CACHE_DIR"] = str(here / "olmcat-cache")
+                    if not workload.incremental:
+                        env["OLMCAT_NO_CACHE"] = "1"
                 measured[side.label].append(
                     measure(
                         argv,
@@ -1316,7 +1503,7 @@ def table(report: dict[str, Any]) -> str:
         "",
     ]
     header = (
-        f"{'workload':26} {'side':9} {'wall min':>8} {'wall med':>8} {'cpu min':>8} "
+        f"{'workload':32} {'side':9} {'wall min':>8} {'wall med':>8} {'cpu min':>8} "
         f"{'cpu med':>8} {'peak MiB':>8}   {'wall ratio':>17} {'cpu ratio':>17} {'RSS ratio':>17}"
     )
     lines += [header, "-" * len(header)]
@@ -1327,7 +1514,7 @@ def table(report: dict[str, Any]) -> str:
         for index, (label, side) in enumerate(rows):
             name = result["name"] if index == 0 else ""
             text = (
-                f"{name:26} {label:9} {side['wall']['min']:8.3f} {side['wall']['median']:8.3f} "
+                f"{name:32} {label:9} {side['wall']['min']:8.3f} {side['wall']['median']:8.3f} "
                 f"{side['cpu']['min']:8.3f} {side['cpu']['median']:8.3f} "
                 f"{side['peak_rss']['median']:8.1f}"
             )
@@ -1342,10 +1529,10 @@ def table(report: dict[str, Any]) -> str:
             lines.append(text.rstrip())
             if index == 0 and result.get("mb_per_s"):
                 lines.append(
-                    f"{'':26} {'':9} {result['input_mb']:.1f} MB in, {result['mb_per_s']:.2f} MB/s"
+                    f"{'':32} {'':9} {result['input_mb']:.1f} MB in, {result['mb_per_s']:.2f} MB/s"
                 )
     for left_out in report.get("skipped", []):
-        lines.append(f"{left_out['name']:26} left out: {left_out['reason']}")
+        lines.append(f"{left_out['name']:32} left out: {left_out['reason']}")
     if report["targets"]:
         lines += ["", "targets:"]
         for target in report["targets"]:
@@ -1476,7 +1663,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "load_after": os.getloadavg()[0],
             "loadavg_before": list(load_before),
             "loadavg_after": list(os.getloadavg()),
-            # the kernel starts a child's peak RSS at its parent's: no row can show less
+            # what started every command (its memory is a command's floor, see measure())
+            "launcher": launcher(),
             "bench_peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         },
         "duration_s": round(time.monotonic() - started, 1),
