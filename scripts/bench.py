@@ -35,6 +35,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -1091,12 +1092,21 @@ def _annotated(text: str) -> str | None:
     return None
 
 
+def _natural(path: Path) -> list[tuple[int, str]]:
+    """Version directories in version order (0.9.0 before 0.11.0)."""
+    return [
+        (int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"[.-]", path.name)
+    ]
+
+
 @functools.cache
 def _bundle_to_change(tree: Path) -> tuple[str, str]:
     """The package, and the CSV of its newest bundle directory (relative to the tree), that
     the incremental row changes: the first package, by name, whose CSV can be edited by lines."""
     for package in sorted(p for p in tree.iterdir() if p.is_dir()):
-        versions = sorted(v for v in package.iterdir() if (v / "manifests").is_dir())
+        versions = sorted(
+            (v for v in package.iterdir() if (v / "manifests").is_dir()), key=_natural
+        )
         for version in reversed(versions):
             for csv in sorted((version / "manifests").glob("*clusterserviceversion*.y*ml")):
                 if _annotated(csv.read_text(errors="replace")) is not None:
