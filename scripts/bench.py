@@ -261,6 +261,7 @@ class Workload:
     # input, then the subject runs (warm): never alternated.
     setup: Callable[[Path], None] | None = None
     between: Callable[[Path], None] | None = None
+    changed_output: str | None = None  # the one output subdirectory the change may alter
 
     @property
     def incremental(self) -> bool:
@@ -1312,9 +1313,12 @@ def modern_workloads(
                 f"migrate pkgman --permissive of the community tree after changing one bundle "
                 f"({csv.split('/')[1]} of {package}: one more CSV annotation), warm against "
                 "the cold run that filled the rendered-bundle cache",
-                Side("olmcat", pkgman("warm")),
-                Side("cold", pkgman("cold")),
+                Side("olmcat", pkgman("warm"), "warm"),
+                Side("cold", pkgman("cold"), "cold"),
                 inputs=(modern.tree,),
+                # the warm output equals the cold one but for the changed package
+                compare_outputs=True,
+                changed_output=package,
                 max_runs=2,
                 setup=link_tree(modern.tree),
                 between=change_one_bundle(modern.tree),
@@ -1357,6 +1361,19 @@ def _outputs_equal(left: Path, right: Path) -> bool:
     if mismatch or errors:
         return False
     return all(_outputs_equal(left / d, right / d) for d in comparison.common_dirs)
+
+
+def _only_changed(left: Path, right: Path, changed: str) -> bool:
+    """The warm output of an incremental row against the cold one: the changed subdirectory
+    differs (the change reached the output), every other one is byte-identical."""
+    names = {p.name for p in left.iterdir()} | {p.name for p in right.iterdir()}
+    if changed not in names:
+        return False
+    for name in sorted(names):
+        same = _outputs_equal(left / name, right / name)
+        if same == (name == changed):
+            return False
+    return True
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -1433,9 +1450,12 @@ def run_workload(
             if index == 0 and workload.compare_outputs and workload.reference:
                 subject, reference = workload.subject, workload.reference
                 assert subject.output and reference.output
-                identical = _outputs_equal(
-                    dirs[subject.label] / subject.output, dirs[reference.label] / reference.output
-                )
+                left = dirs[subject.label] / subject.output
+                right = dirs[reference.label] / reference.output
+                if workload.changed_output is None:
+                    identical = _outputs_equal(left, right)
+                else:
+                    identical = _only_changed(left, right, workload.changed_output)
     input_bytes = sum(_size(p) for p in workload.inputs)
     result: dict[str, Any] = {
         "name": workload.name,
@@ -1446,6 +1466,7 @@ def run_workload(
         "reference": workload.reference.label if workload.reference else None,
         "ratio": None,
         "identical_output": identical,
+        "changed_output": workload.changed_output,
         "mb_per_s": None,
     }
     if workload.throughput:
@@ -1535,7 +1556,11 @@ def table(report: dict[str, Any]) -> str:
                     f"{_fmt_ratio(ratio['rss']):>17}"
                 )
                 if result["identical_output"] is not None:
-                    text += "  same output" if result["identical_output"] else "  OUTPUT DIFFERS"
+                    same = result["identical_output"]
+                    if result.get("changed_output"):
+                        text += "  only the change differs" if same else "  OUTPUT UNEXPECTED"
+                    else:
+                        text += "  same output" if same else "  OUTPUT DIFFERS"
             lines.append(text.rstrip())
             if index == 0 and result.get("mb_per_s"):
                 lines.append(

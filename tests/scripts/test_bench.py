@@ -129,6 +129,8 @@ def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
     incremental = next(w for w in report["workloads"] if w["name"].endswith("-incremental"))
     assert incremental["reference"] == "cold"
     assert len(incremental["reference_result"]["runs"]) == 2
+    # the changed package's output differs from the cold run's, every other one is identical
+    assert incremental["changed_output"] and incremental["identical_output"] is True
     skipped = {s["name"]: s["reason"] for s in report["skipped"]}
     registry_rows = ("render-archives-big", "template-basic-big", "template-semver-big")
     for name in registry_rows:
