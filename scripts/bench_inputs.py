@@ -15,6 +15,9 @@ prometheus, the ack-*-controller family -- are in it). It is read with git alone
 * ``tree/<package>/<version>/`` (+ ``tree/<package>/ci.yaml``): the **community tree** -- every
   bundle directory of the snapshot (``manifests/`` and ``metadata/`` only: no tests, Dockerfiles
   or catalog templates), as published: no bundle is replicated or renamed;
+* in both, a bundle directory holding a YAML or JSON file libyaml cannot read is left out (its
+  package's ``ci.yaml`` too when no bundle is left) and listed under ``left_out`` in the record:
+  one broken file must not stop the run that is being timed;
 * ``templates/basic.yaml`` and ``templates/semver-<package>.yaml``: a basic template over every
   bundle of the big set (one channel per package, the newer bundle replacing the older) and one
   semver template per package (opm's semver templates take one package each), with image
@@ -56,7 +59,7 @@ DEFAULT_SOURCE = (
     ROOT.parent / ".mirror" / "redhat-openshift-ecosystem+community-operators-prod" / "repo"
 )
 SCHEMA = "olmcat.bench-inputs.v1"
-RULES = 1  # bump when what is selected or how it is laid out changes: built inputs are redone
+RULES = 2  # bump when what is selected or how it is laid out changes: built inputs are redone
 REGISTRY_PLACEHOLDER = "BENCH_REGISTRY"
 # The big-CRD set: stop once both hold.
 BIG_MIN_BUNDLES = 30
@@ -238,27 +241,56 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def write_files(snapshot: Snapshot, blobs: list[Blob], target: Path) -> None:
-    """Write ``blobs`` under ``target`` (staged beside it, renamed into place)."""
+def unparsable(blob: Blob, data: bytes) -> str | None:
+    """Why libyaml cannot read a bundle's YAML or JSON file (None: it can)."""
+    if not blob.path.endswith((".yaml", ".yml", ".json")) or blob.path.count("/") < 3:
+        return None
+    from yaml import YAMLError
+    from yaml._yaml import CParser
+
+    try:
+        parser = CParser(data.decode("utf-8"))
+        while parser.get_event() is not None:
+            pass
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except YAMLError as error:
+        return str(error).splitlines()[0]
+    return None
+
+
+def write_files(snapshot: Snapshot, blobs: list[Blob], target: Path) -> dict[str, str]:
+    """Write ``blobs`` under ``target`` (staged beside it, renamed into place), leaving out every
+    bundle directory with a file libyaml cannot read; returns {file: why} of those files."""
     staging = target.with_name(f"{target.name}.partial-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     by_oid: dict[str, list[Blob]] = defaultdict(list)
     for blob in blobs:
         by_oid[blob.oid].append(blob)
+    refused: dict[str, str] = {}
     for done, (oid, data) in enumerate(cat_blobs(snapshot.source, sorted(by_oid)), 1):
+        why = unparsable(by_oid[oid][0], data)
         for blob in by_oid[oid]:
+            if why is not None:
+                refused[blob.path] = why
             path = staging / blob.path
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             os.utime(path, (snapshot.time, snapshot.time))
         if done % 5000 == 0:
             print(f"  {target.name}: {done}/{len(by_oid)} distinct files", file=sys.stderr)
+    for path in sorted(refused):
+        package = staging / path.split("/")[0]
+        shutil.rmtree(package / path.split("/")[1], ignore_errors=True)
+        if package.is_dir() and not any(p.is_dir() for p in package.iterdir()):
+            shutil.rmtree(package)  # no bundle left: its ci.yaml goes too
     for directory, _, _ in os.walk(staging, topdown=False):
         os.utime(directory, (snapshot.time, snapshot.time))
     if target.exists():
         shutil.rmtree(target)
     staging.rename(target)
+    return refused
 
 
 def content_digest(blobs: Iterable[Blob]) -> str:
@@ -310,9 +342,9 @@ def blobs_of(snapshot: Snapshot, bundles: list[Bundle]) -> list[Blob]:
 
 def build_set(
     snapshot: Snapshot, out: Path, name: str, bundles: list[Bundle], force: bool
-) -> dict[str, Any]:
-    blobs = blobs_of(snapshot, bundles)
-    record = describe(snapshot, name, bundles, blobs)
+) -> list[Bundle]:
+    """Write one set; returns the bundles written (those libyaml can read)."""
+    candidates = content_digest(blobs_of(snapshot, bundles))
     meta = out / f"{name}.json"
     target = out / name
     if not force and target.is_dir() and meta.is_file():
@@ -320,19 +352,33 @@ def build_set(
             old = json.loads(meta.read_text())
         except (OSError, ValueError):
             old = {}
-        if old.get("digest") == record["digest"] and old.get("generator") == record["generator"]:
+        if old.get("candidates") == candidates and old.get("generator") == generator_digest():
             print(f"{target}: up to date ({snapshot.commit[:12]})", file=sys.stderr)
-            return record
+            left_out = {(b["package"], b["version"]) for b in old.get("left_out", [])}
+            return [b for b in bundles if (b.package, b.version) not in left_out]
     print(
-        f"writing {target}: {record['bundles']} bundles, {record['files']} files, "
-        f"{record['bytes'] / 1e6:.1f} MB ...",
+        f"writing {target}: {len(bundles)} bundles, "
+        f"{sum(b.size for b in bundles) / 1e6:.1f} MB ...",
         file=sys.stderr,
     )
     out.mkdir(parents=True, exist_ok=True)
     meta.unlink(missing_ok=True)  # no record of a tree that is being replaced
-    write_files(snapshot, blobs, target)
+    refused = write_files(snapshot, blobs_of(snapshot, bundles), target)
+    gone = {tuple(path.split("/")[:2]) for path in refused}
+    kept = [b for b in bundles if (b.package, b.version) not in gone]
+    record = describe(snapshot, name, kept, blobs_of(snapshot, kept))
+    record["candidates"] = candidates
+    record["left_out"] = [
+        {"package": b.package, "version": b.version, "file": path, "reason": refused[path]}
+        for b in bundles
+        if (b.package, b.version) in gone
+        for path in sorted(refused)
+        if path.startswith(f"{b.package}/{b.version}/")
+    ]
+    for item in record["left_out"]:
+        print(f"  left out {item['file']}: {item['reason']}", file=sys.stderr)
     write_json(meta, record)
-    return record
+    return kept
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -616,8 +662,7 @@ def main(argv: list[str] | None = None) -> int:
             return check(args.out, names)
         snapshot = read_snapshot(args.source, args.rev)
         if "big" in names:
-            big = select_big(snapshot)
-            build_set(snapshot, args.out, "big", big, args.force)
+            big = build_set(snapshot, args.out, "big", select_big(snapshot), args.force)
             templates = write_templates(args.out, big)
             print(
                 f"templates: basic over {templates['basic']} bundles, semver for "

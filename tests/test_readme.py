@@ -99,4 +99,4 @@ def test_the_one_tables_the_site_shows_are_marked_for_inclusion() -> None:
     deviations = text[text.index("[start:deviations]") : text.index("[end:deviations]")]
     assert deviations.count("\n| ") >= 20  # one row per kept deviation
     performance = text[text.index("[start:performance]") : text.index("[end:performance]")]
-    assert "Latest run:" in performance and "| workload |" in performance
+    assert "Latest run:" in performance and "| target |" in performance  # one row per target

@@ -88,3 +88,66 @@ def test_opm_model_rules(pkg: PackageCatalog, message: str) -> None:
 
 def test_a_valid_package_passes() -> None:
     check_like_opm(catalog(ChannelEntry("b", replaces="a"), ChannelEntry("a")), "where")
+
+
+# -- the shortcut for inline manifests (olm.bundle.object {"data": ...}) ---------------------------
+
+_SHORT_ALPHABET = ["A", "z", "+", "/", "=", "\n", "-", '"', "\\", "é"]
+
+
+def _file_decodes(value: str) -> bool:
+    """The full rule the shortcut stands in for: the value parses and decodes as property.File."""
+    from olmcat.go import json as gojson
+    from olmcat.go.typed import decode_error
+
+    try:
+        parsed = gojson.loads(value)
+    except ValueError:
+        return False
+    return decode_error(parsed, "property.File") is None
+
+
+def test_inline_file_shortcut_accepts_only_what_decodes_exhaustive() -> None:
+    # every data string up to 5 characters over base64 letters, padding and characters that
+    # must not be taken (line breaks, quotes, escapes, non-ASCII): whatever the shortcut
+    # accepts, the full check accepts too; base64 it accepts, the full check confirms
+    import itertools
+
+    from olmcat.readers.legacy import _plain_inline_file
+
+    accepted = 0
+    for length in range(6):
+        for chars in itertools.product(_SHORT_ALPHABET, repeat=length):
+            value = '{"data":"' + "".join(chars) + '"}'
+            if _plain_inline_file(value):
+                accepted += 1
+                assert _file_decodes(value), value
+            elif all(c in "Az+/" for c in chars) and len(chars) % 4 == 0:
+                raise AssertionError(f"unpadded-free base64 refused: {value}")
+    assert accepted > 100
+
+
+def test_inline_file_shortcut_takes_what_readers_write_and_nothing_else() -> None:
+    from olmcat.readers.legacy import _plain_inline_file
+
+    for size in range(0, 40):
+        data = bytes(range(size))
+        assert _plain_inline_file(prop.bundle_object(data).value)
+    for other in (
+        '{"data":"QQ==","ref":"x"}',  # two fields: the mutual-exclusion rule must run
+        '{"ref":"x","data":"QQ=="}',
+        '{"data": "QQ=="}',  # other spelling: the full parse decides
+        '{"data":"Q\\u0051=="}',
+        '{"data":"QQ=\\n="}',
+    ):
+        assert not _plain_inline_file(other), other
+    # a bundle object the shortcut leaves to the full check is still refused when it is bad
+    bad = catalog(
+        ChannelEntry("a"),
+        props=(
+            prop.package("demo", "1.0.0"),
+            prop.Property(prop.TYPE_BUNDLE_OBJECT, '{"data":"Q"}'),
+        ),
+    )
+    with pytest.raises(ValidationError, match="not valid base64"):
+        check_like_opm(bad, "where")

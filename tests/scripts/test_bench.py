@@ -46,6 +46,42 @@ def test_peak_memory_counts_every_process_of_the_tree(tmp_path: Path) -> None:
     assert measured.samples > 10
 
 
+@pytest.mark.parametrize("how", ["gnu-time", "python"])
+def test_a_command_is_not_charged_with_the_benchmarks_own_memory(tmp_path: Path, how: str) -> None:
+    # A child forked straight from a process that holds 300 MiB starts with that process's peak
+    # as its own ru_maxrss; started by the launcher, a small command reports what it used.
+    bench = load_bench()
+    if how == "gnu-time" and bench.launcher() != "gnu-time":
+        pytest.skip("GNU time (/usr/bin/time) is not installed")
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, sys
+        spec = importlib.util.spec_from_file_location("b", {str(BENCH)!r})
+        bench = importlib.util.module_from_spec(spec)
+        sys.modules["b"] = bench
+        spec.loader.exec_module(bench)
+        ballast = bytearray(300 << 20)
+        for i in range(0, len(ballast), 4096):
+            ballast[i] = 1
+        small = bench.measure([sys.executable, "-S", "-c", "pass"], cwd=sys.argv[1], how={how!r})
+        grown = bench.measure(
+            [sys.executable, "-S", "-c", "b = b'x' * (120 << 20)"], cwd=sys.argv[1], how={how!r}
+        )
+        print(small.peak_rss, grown.peak_rss, small.cpu)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    small, grown, cpu = map(float, done.stdout.split())
+    assert small < 40  # a bare interpreter: ~8 MiB, not the 300 MiB of its parent
+    assert 120 <= grown < 200
+    assert cpu > 0
+
+
 def test_a_failing_command_is_reported_with_its_stderr(tmp_path: Path) -> None:
     bench = load_bench()
     with pytest.raises(bench.BenchError, match="exited with 3: boom"):
@@ -85,6 +121,22 @@ def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
     for prefix in ("validate", "validate-vs-read", "diff-vs-read", "filter", "images"):
         assert f"{prefix}-x1" in names
     assert "render-graph-x1" in names
+    assert "upgrade-check-x1" in names
+    assert report["machine"]["launcher"] in ("gnu-time", "python")
+    # the modern rows run on a tiny big set made from fixtures/ (no snapshot needed)
+    assert "render-dirs-big" in names and "migrate-pkgman-tree" in names
+    # the incremental row: a cold run that fills the cache, one bundle changed, a warm run
+    incremental = next(w for w in report["workloads"] if w["name"].endswith("-incremental"))
+    assert incremental["reference"] == "cold"
+    assert len(incremental["reference_result"]["runs"]) == 2
+    # the changed package's output differs from the cold run's, every other one is identical
+    assert incremental["changed_output"] and incremental["identical_output"] is True
+    skipped = {s["name"]: s["reason"] for s in report["skipped"]}
+    registry_rows = ("render-archives-big", "template-basic-big", "template-semver-big")
+    for name in registry_rows:
+        assert (name in names) != (name in skipped), name
+    assert ("render-images-big" in names) != ("render-images-big" in skipped)
+    assert report["machine"]["loadavg_before"] and report["duration_s"] > 0
     for workload in report["workloads"]:
         olmcat = workload["olmcat"]
         assert len(olmcat["runs"]) == 2
@@ -97,6 +149,14 @@ def test_smoke_run_measures_every_workload(tmp_path: Path) -> None:
         for name in ("migrate-sqlite-json-x1", "migrate-sqlite-yaml-x1", "migrate-pkgman"):
             assert by_name[name]["reference"] == "opm"
             assert by_name[name]["identical_output"] is True
+        # olmcat and opm render the same bundle images (saved / on the loopback registry) and
+        # the same templates to the same bytes
+        for name in registry_rows:
+            if name in by_name:
+                assert by_name[name]["identical_output"] is True, name
+    for name in ("render-dirs-big", "migrate-pkgman-tree"):
+        assert by_name[name]["reference"] == "floor"
+        assert by_name[name]["mb_per_s"] > 0
     assert by_name["diff-vs-read-x1"]["reference"] == "read once"
     # nothing lands in the repository: scaled inputs go to the cache, outputs to scratch
     assert not list(ROOT.glob("*.db"))

@@ -31,11 +31,12 @@ changed, ``imagesMoved`` lists them (mirrors must follow; not a blocker).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from olmcat.errors import InputError
 from olmcat.model import Bundle, Channel, PackageCatalog, graph
@@ -43,6 +44,9 @@ from olmcat.model.versions import Version, olm_v0_version, opm_version, version_
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.upgrade import maxocp
 from olmcat.upgrade.inventory import Installed
+
+if TYPE_CHECKING:
+    from olmcat.readers.catalog import Catalog
 
 __all__ = [
     "BLOCKING",
@@ -663,22 +667,27 @@ def _walk_channels(
 # ------------------------------------------------------------------------------------------------
 
 
-def _load(
-    catalog_ref: str | Path, wanted: set[str], notify: NoticeSink, side: str
-) -> dict[str, PackageCatalog]:
-    from olmcat.readers.catalog import open_catalog
+def _relay(catalog_ref: str | Path, notify: NoticeSink, side: str) -> NoticeSink:
+    """The readers' notices, marked with the side they come from."""
 
     def relay(notice: Notice) -> None:
-        # the readers' notices, marked with the side they come from
         notify(
             replace(
                 notice, message=f"{side}: {notice.message}", file=notice.file or str(catalog_ref)
             )
         )
 
-    with open_catalog(catalog_ref, notify=relay, permissive=True) as catalog:
-        present = set(catalog.package_names()) & wanted
-        return {pkg.name: pkg for pkg in catalog.packages(present)} if present else {}
+    return relay
+
+
+def _send(notices: list[Notice], notify: NoticeSink) -> None:
+    for notice in notices:
+        notify(notice)
+
+
+def _wanted_packages(catalog: Catalog, wanted: set[str]) -> Iterator[PackageCatalog]:
+    present = set(catalog.package_names()) & wanted
+    return catalog.packages(present) if present else iter(())
 
 
 def upgrade_check(
@@ -693,29 +702,52 @@ def upgrade_check(
 ) -> UpgradeReport:
     """Check every installed operator against catalogs OLD and NEW (any catalog references).
 
-    Only the inventory's packages are read from each catalog. ``observe`` is called with each
-    inventory package's name and its OLD and NEW versions (None where absent): the HTML report
-    keeps their graphs that way."""
+    Only the inventory's packages are read from each catalog, one package of each at a time.
+    ``observe`` is called with each inventory package's name and its OLD and NEW versions (None
+    where absent), in name order, as they are read: the HTML report keeps their graphs that
+    way."""
     if semantics not in SEMANTICS:
         raise InputError(f"unknown semantics {semantics!r} (one of {', '.join(SEMANTICS)})")
     started = time.perf_counter()
     target = maxocp.parse_target(target_ocp) if target_ocp else None
     items = list(inventory)
-    wanted = {item.package for item in items if item.package}
-    old_packages = _load(old, wanted, notify, "OLD")
-    new_packages = _load(new, wanted, notify, "NEW")
-    if observe is not None:
-        for name in sorted(wanted):
-            observe(name, old_packages.get(name), new_packages.get(name))
-    verdicts = [
-        check_operator(
-            item,
-            old_packages.get(item.package),
-            new_packages.get(item.package),
-            semantics=semantics,
-            target_ocp=target,
+    by_package: dict[str, list[Installed]] = {}
+    for item in items:
+        by_package.setdefault(item.package, []).append(item)
+    wanted = {name for name in by_package if name}
+    verdicts: list[OperatorVerdict] = []
+    from olmcat.diff.compare import paired
+    from olmcat.readers.catalog import open_catalog
+
+    # The two catalogs stream side by side in name order: one package of each is held at a
+    # time, however many packages they have. NEW's notices are held back and sent after OLD's,
+    # in the order of reading one catalog and then the other.
+    held: list[Notice] = []
+    with contextlib.ExitStack() as stack:
+        stack.callback(_send, held, notify)  # last: after both catalogs are closed
+        old_catalog = stack.enter_context(
+            open_catalog(old, notify=_relay(old, notify, "OLD"), permissive=True)
         )
-        for item in items
+        new_catalog = stack.enter_context(
+            open_catalog(new, notify=_relay(new, held.append, "NEW"), permissive=True)
+        )
+        pairs = paired(_wanted_packages(old_catalog, wanted), _wanted_packages(new_catalog, wanted))
+        pending = next(pairs, None)
+        for name in sorted(wanted):  # the streams' order: paired refuses any other
+            old_pkg = new_pkg = None
+            read = pending[0] or pending[1] if pending is not None else None
+            if read is not None and read.name == name:
+                old_pkg, new_pkg = pending  # type: ignore[misc]
+                pending = next(pairs, None)
+            if observe is not None:
+                observe(name, old_pkg, new_pkg)
+            verdicts += [
+                check_operator(item, old_pkg, new_pkg, semantics=semantics, target_ocp=target)
+                for item in by_package[name]
+            ]
+    verdicts += [  # no package named
+        check_operator(item, None, None, semantics=semantics, target_ocp=target)
+        for item in by_package.get("", [])
     ]
     verdicts.sort(key=lambda v: (v.installed.namespace, v.installed.package, v.installed.name))
     return UpgradeReport(
