@@ -1,0 +1,89 @@
+"""Render many bundle sources at once, in worker processes (``olmcat render`` of many images).
+
+One bundle's pull, unpack and YAML parse use one core; a run over tens of multi-MB bundle images
+spends most of its wall in them, one image after another. Here each source is one job of
+:func:`olmcat.readers.parallel.map_in_order`: the workers die with the parent, at most two jobs
+per worker are in flight (one rendered bundle each, never the whole set of images) and the
+results come back in source order, so the output and its notices are those of a serial run.
+
+What the serial run reads from its context is handed to the job explicitly: the registry options
+(the command's ``--authfile``, ``--use-http``, cache directory, ...); the Go 1.22 escaping
+follows the release, as in :func:`olmcat.readers.bundlerender.render_bundles`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from olmcat.go.opm import OpmRelease
+from olmcat.model import Bundle
+from olmcat.notices import Notice, NoticeSink
+from olmcat.oci.options import RegistryOptions
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """One source of ``render_bundles`` and everything its rendering depends on."""
+
+    source: str | Path
+    image: str | None
+    image_ref_template: str | None
+    platform: str | None
+    release: OpmRelease
+    options: RegistryOptions
+
+
+def render_job(job: RenderJob) -> tuple[Bundle, list[Notice]]:
+    """Render one source as :func:`olmcat.readers.bundlerender.render_source` does, with its
+    notices kept (in order) for the parent to pass on."""
+    from olmcat.go.json import before_go_122
+    from olmcat.oci.options import use_options
+    from olmcat.readers.bundlerender import render_source
+
+    notices: list[Notice] = []
+    old_go = not job.release.has("encoding-go122-json")  # as render_bundles escapes
+    with use_options(job.options), before_go_122(old_go):
+        bundle = render_source(
+            job.source,
+            image=job.image,
+            image_ref_template=job.image_ref_template,
+            platform=job.platform,
+            notify=notices.append,
+            release=job.release,
+        )
+    return bundle, notices
+
+
+def render_sources(
+    sources: Sequence[str | Path],
+    *,
+    image: str | None,
+    image_ref_template: str | None,
+    platform: str | None,
+    notify: NoticeSink,
+    release: OpmRelease,
+) -> list[Bundle]:
+    """The bundle of every source, in source order: in worker processes when there are several
+    sources and more than one worker (``OLMCAT_WORKERS``), else in this process."""
+    from olmcat.oci.options import current_options
+    from olmcat.readers.parallel import map_in_order, worker_count
+
+    options = current_options()
+    jobs = [
+        RenderJob(source, image, image_ref_template, platform, release, options)
+        for source in sources
+    ]
+    workers = worker_count(len(jobs))
+    results = (
+        map_in_order(render_job, jobs, workers, share=True)
+        if workers > 1
+        else map(render_job, jobs)
+    )
+    bundles = []
+    for bundle, notices in results:
+        for notice in notices:
+            notify(notice)
+        bundles.append(bundle)
+    return bundles
