@@ -96,16 +96,22 @@ def test_an_error_in_a_worker_is_the_error_one_process_raises(
 ) -> None:
     sources = _sources(tmp_path)
     broken = write_bundle(tmp_path, "broken", "1.0.0", dependencies=[{"type": "olm.gvk"}])
+    (broken / "manifests" / "Dockerfile").write_text("FROM scratch\n")  # a notice first
     sources.insert(3, broken)
-    messages = []
+    runs = []
     for workers in ("1", "2"):
         monkeypatch.setenv("OLMCAT_WORKERS", workers)
+        log = NoticeLog()
         with pytest.raises(ValidationError) as caught:
-            render_bundles(sources)
-        messages.append(str(caught.value))
+            render_bundles(sources, notify=log)
+        runs.append((str(caught.value), [(n.code, n.bundle, n.file) for n in log.notices]))
     assert pool_calls == [2]
-    assert messages[0] == messages[1]
-    assert str(broken / "metadata" / "dependencies.yaml") in messages[0]
+    assert runs[0] == runs[1]
+    message, notices = runs[0]
+    assert str(broken / "metadata" / "dependencies.yaml") in message
+    # the notices of the sources before it, and the broken bundle's own, sent before the error
+    assert [code for code, _, _ in notices][-1] == "bundledir.object-without-kind"
+    assert notices[0][:2] == ("bundledir.csv-properties-invalid", "demo.v2.0.0")
 
 
 def test_workers_are_gone_after_the_run(

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from olmcat.errors import OlmcatError
 from olmcat.go.opm import OpmRelease
 from olmcat.model import Bundle
 from olmcat.notices import Notice, NoticeSink
@@ -35,25 +36,29 @@ class RenderJob:
     options: RegistryOptions
 
 
-def render_job(job: RenderJob) -> tuple[Bundle, list[Notice]]:
+def render_job(job: RenderJob) -> tuple[Bundle | None, list[Notice], OlmcatError | None]:
     """Render one source as :func:`olmcat.readers.bundlerender.render_source` does, with its
-    notices kept (in order) for the parent to pass on."""
+    notices kept (in order) for the parent to pass on -- also those sent before the source was
+    refused, which the error follows, as in one process."""
     from olmcat.go.json import before_go_122
     from olmcat.oci.options import use_options
     from olmcat.readers.bundlerender import render_source
 
     notices: list[Notice] = []
     old_go = not job.release.has("encoding-go122-json")  # as render_bundles escapes
-    with use_options(job.options), before_go_122(old_go):
-        bundle = render_source(
-            job.source,
-            image=job.image,
-            image_ref_template=job.image_ref_template,
-            platform=job.platform,
-            notify=notices.append,
-            release=job.release,
-        )
-    return bundle, notices
+    try:
+        with use_options(job.options), before_go_122(old_go):
+            bundle = render_source(
+                job.source,
+                image=job.image,
+                image_ref_template=job.image_ref_template,
+                platform=job.platform,
+                notify=notices.append,
+                release=job.release,
+            )
+    except OlmcatError as error:
+        return None, notices, error
+    return bundle, notices, None
 
 
 def render_sources(
@@ -76,14 +81,30 @@ def render_sources(
         for source in sources
     ]
     workers = worker_count(len(jobs))
-    results = (
-        map_in_order(render_job, jobs, workers, share=True)
-        if workers > 1
-        else map(render_job, jobs)
-    )
+    if workers < 2:
+        return [render_job_here(job, notify) for job in jobs]
     bundles = []
-    for bundle, notices in results:
+    for bundle, notices, error in map_in_order(render_job, jobs, workers, share=True):
         for notice in notices:
             notify(notice)
+        if error is not None:
+            raise error
+        assert bundle is not None
         bundles.append(bundle)
     return bundles
+
+
+def render_job_here(job: RenderJob, notify: NoticeSink) -> Bundle:
+    """One job in this process, its notices sent as they come."""
+    from olmcat.oci.options import use_options
+    from olmcat.readers.bundlerender import render_source
+
+    with use_options(job.options):
+        return render_source(
+            job.source,
+            image=job.image,
+            image_ref_template=job.image_ref_template,
+            platform=job.platform,
+            notify=notify,
+            release=job.release,
+        )
