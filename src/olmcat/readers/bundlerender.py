@@ -701,6 +701,7 @@ def render_bundles(
     with before_go_122(not release.has("encoding-go122-json")):
         # Several sources are rendered in worker processes, in source order.
         bundles = render_sources(
+            render_source,
             list(sources),
             image=image,
             image_ref_template=image_ref_template,

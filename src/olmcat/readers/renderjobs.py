@@ -16,12 +16,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from olmcat.errors import OlmcatError
 from olmcat.go.opm import OpmRelease
 from olmcat.model import Bundle
 from olmcat.notices import Notice, NoticeSink
 from olmcat.oci.options import RegistryOptions
+
+
+class RenderSource(Protocol):
+    """:func:`olmcat.readers.bundlerender.render_source`'s signature."""
+
+    def __call__(
+        self,
+        source: str | Path,
+        *,
+        image: str | None = None,
+        image_ref_template: str | None = None,
+        platform: str | None = None,
+        notify: NoticeSink = ...,
+        release: OpmRelease | None = None,
+    ) -> Bundle: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +52,14 @@ class RenderJob:
     options: RegistryOptions
 
 
-def render_job(job: RenderJob) -> tuple[Bundle | None, list[Notice], OlmcatError | None]:
-    """Render one source as :func:`olmcat.readers.bundlerender.render_source` does, with its
-    notices kept (in order) for the parent to pass on -- also those sent before the source was
-    refused, which the error follows, as in one process."""
+def render_job(
+    render_source: RenderSource, job: RenderJob
+) -> tuple[Bundle | None, list[Notice], OlmcatError | None]:
+    """Render one source with ``render_source`` (a module-level function, so that a worker
+    can be handed it), its notices kept in order for the parent to pass on -- also those sent
+    before the source was refused, which the error follows, as in one process."""
     from olmcat.go.json import before_go_122
     from olmcat.oci.options import use_options
-    from olmcat.readers.bundlerender import render_source
 
     notices: list[Notice] = []
     old_go = not job.release.has("encoding-go122-json")  # as render_bundles escapes
@@ -62,6 +79,7 @@ def render_job(job: RenderJob) -> tuple[Bundle | None, list[Notice], OlmcatError
 
 
 def render_sources(
+    render_source: RenderSource,
     sources: Sequence[str | Path],
     *,
     image: str | None,
@@ -70,8 +88,11 @@ def render_sources(
     notify: NoticeSink,
     release: OpmRelease,
 ) -> list[Bundle]:
-    """The bundle of every source, in source order: in worker processes when there are several
-    sources and more than one worker (``OLMCAT_WORKERS``), else in this process."""
+    """``render_source`` of every source (:func:`olmcat.readers.bundlerender.render_source`,
+    passed in: that module calls this one), in source order: in worker processes when there
+    are several sources and more than one worker (``OLMCAT_WORKERS``), else in this process."""
+    import functools
+
     from olmcat.oci.options import current_options
     from olmcat.readers.parallel import map_in_order, worker_count
 
@@ -82,9 +103,10 @@ def render_sources(
     ]
     workers = worker_count(len(jobs))
     if workers < 2:
-        return [render_job_here(job, notify) for job in jobs]
+        return [render_job_here(render_source, job, notify) for job in jobs]
     bundles = []
-    for bundle, notices, error in map_in_order(render_job, jobs, workers, share=True):
+    work = functools.partial(render_job, render_source)
+    for bundle, notices, error in map_in_order(work, jobs, workers, share=True):
         for notice in notices:
             notify(notice)
         if error is not None:
@@ -94,10 +116,9 @@ def render_sources(
     return bundles
 
 
-def render_job_here(job: RenderJob, notify: NoticeSink) -> Bundle:
+def render_job_here(render_source: RenderSource, job: RenderJob, notify: NoticeSink) -> Bundle:
     """One job in this process, its notices sent as they come."""
     from olmcat.oci.options import use_options
-    from olmcat.readers.bundlerender import render_source
 
     with use_options(job.options):
         return render_source(
