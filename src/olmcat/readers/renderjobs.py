@@ -2,8 +2,8 @@
 
 One bundle's pull, unpack and YAML parse use one core; a run over tens of multi-MB bundle images
 spends most of its wall in them, one image after another. Here each source is one job of
-:func:`olmcat.readers.parallel.map_in_order`: the workers die with the parent, at most two jobs
-per worker are in flight (one rendered bundle each, never the whole set of images) and the
+:func:`olmcat.readers.parallel.map_in_order`: the workers die with the parent, a few jobs per
+worker are in flight (one rendered bundle each, never the whole set of images at once) and the
 results come back in source order, so the output and its notices are those of a serial run.
 
 What the serial run reads from its context is handed to the job explicitly: the registry options
