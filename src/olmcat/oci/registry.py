@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import hashlib
+import os
 import random
 import re
 import ssl
@@ -146,6 +148,17 @@ def _error_detail(response: httpx.Response) -> str:
 
 
 def _ssl_context(host: str, options: RegistryOptions) -> ssl.SSLContext:
+    # One per (host, options, trust-store variables) and process: loading the system trust
+    # store costs ~20 ms, paid for every image otherwise (render pulls each image with a
+    # registry client of its own). A context is not changed once made; httpx clients share it.
+    where = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    return _new_ssl_context(host, options, where)
+
+
+@functools.lru_cache(maxsize=32)
+def _new_ssl_context(
+    host: str, options: RegistryOptions, where: tuple[str | None, str | None]
+) -> ssl.SSLContext:
     context = ssl.create_default_context()  # the system trust store (and SSL_CERT_FILE / _DIR)
     if not options.tls_verify:
         context.check_hostname = False

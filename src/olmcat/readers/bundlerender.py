@@ -692,23 +692,23 @@ def render_bundles(
     1.22 (``olmcat render`` does)."""
     from olmcat.go.json import before_go_122
     from olmcat.model.csvmetadata import as_rendered_by
+    from olmcat.readers.renderjobs import render_sources
 
     release = as_release(release)
     if image_ref_template is not None:
         check_template(image_ref_template)
     check_migrate_level(migrate_level, release)
     with before_go_122(not release.has("encoding-go122-json")):
-        bundles = [
-            render_source(
-                source,
-                image=image,
-                image_ref_template=image_ref_template,
-                platform=platform,
-                notify=notify,
-                release=release,
-            )
-            for source in sources
-        ]
+        # Several sources are rendered in worker processes, in source order.
+        bundles = render_sources(
+            render_source,
+            list(sources),
+            image=image,
+            image_ref_template=image_ref_template,
+            platform=platform,
+            notify=notify,
+            release=release,
+        )
         by_package: dict[str, list[Bundle]] = {}
         for bundle in bundles:
             by_package.setdefault(bundle.package, []).append(bundle)
