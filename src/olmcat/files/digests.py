@@ -38,6 +38,7 @@ import pickle
 import stat
 import struct
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,8 +51,9 @@ __all__ = ["RACY_SECONDS", "FileIndex", "Stat", "stat_key"]
 
 RACY_SECONDS = 2.0
 _MAGIC = b"OLMCATFI"
-_FORMAT = 1
-_HEADER = struct.Struct(">8sB32sQ")  # magic, format, SHA-256 of the body, body length
+_FORMAT = 2
+_HEADER = struct.Struct(">8sB32sQ")  # magic, format, SHA-256 of the (compressed) body, length
+_STAT = struct.Struct(">QQQqq")  # device, inode, size, mtime ns, ctime ns; the digest follows
 
 Stat = tuple[int, int, int, int, int]  # device, inode, size, mtime ns, ctime ns
 
@@ -60,9 +62,13 @@ def stat_key(info: os.stat_result) -> Stat:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def _packed(info: os.stat_result) -> bytes:
+    return _STAT.pack(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 @dataclass(slots=True)
 class _Loaded:
-    digests: dict[str, tuple[Stat, bytes]] = field(default_factory=dict)
+    digests: dict[str, bytes] = field(default_factory=dict)  # path -> packed stat + SHA-256
     memos: dict[str, Any] = field(default_factory=dict)
 
 
@@ -84,7 +90,7 @@ class FileIndex:
         self.verify = verify
         self._store = store
         self._old = _decode(load() if load is not None else None, damaged)
-        self._new: dict[str, tuple[Stat, bytes]] = {}
+        self._new: dict[str, bytes] = {}
         self._memos: dict[str, Any] = {}
         self._changed = False
         self.hashed = self.remembered = 0  # files read and hashed / digests taken as remembered
@@ -97,13 +103,13 @@ class FileIndex:
         None when the input policy refuses to read it (the read itself then says why)."""
         if not stat.S_ISREG(info.st_mode) or info.st_size > safe.limits().max_file_size:
             return None
-        key = stat_key(info)
+        packed = _packed(info)
         known = self._new.get(path) or self._old.digests.get(path)
-        if known is not None and known[0] == key and not self.verify:
+        if known is not None and known[: _STAT.size] == packed and not self.verify:
             self.remembered += 1
             if path not in self._new:
                 self._new[path] = known
-            return known[1]
+            return known[_STAT.size :]
         try:
             data = safe.read_bytes(path)
         except InputError:
@@ -115,9 +121,9 @@ class FileIndex:
         except OSError:
             return digest
         age = time.time_ns() - max(after.st_mtime_ns, after.st_ctime_ns)
-        if stat_key(after) == key and age > RACY_SECONDS * 1e9:
+        if _packed(after) == packed and age > RACY_SECONDS * 1e9:
             # Unchanged while read, and old enough that a later change shows in its times.
-            self._new[path] = (key, digest)
+            self._new[path] = packed + digest
             self._changed = True
         return digest
 
@@ -141,26 +147,49 @@ class FileIndex:
 
     @property
     def changed(self) -> bool:
-        """Whether saving would write something new: a digest or memo learnt, or enough
-        entries of files no longer seen to drop."""
-        stale = len(self._old.digests) - len(self._new)
-        return self._changed or (stale > len(self._new) // 4 and stale > 0)
+        """Whether saving would write something new (a digest or memo learnt)."""
+        return self._changed
 
     def save(self) -> None:
-        """Write the index: what this run used, and (when they are few) entries of files it
-        did not look at (another command may read only part of the tree)."""
-        if self._store is None or not self.changed:
+        """Write the index: what this run used, and what it did not look at but still exists
+        (another command may read only part of the tree): digests of files that still exist,
+        and other memos while they are not many more than the files."""
+        if self._store is None or not self._changed:
             return
         digests = dict(self._new)
+        for path, value in self._old.digests.items():
+            if path not in digests and os.path.lexists(path):
+                digests[path] = value
         memos = dict(self._memos)
-        if len(self._old.digests) - len(digests) <= len(digests):
-            for path, value in self._old.digests.items():
-                digests.setdefault(path, value)
-            for key, value in self._old.memos.items():
-                memos.setdefault(key, value)
-        body = pickle.dumps((digests, memos), protocol=pickle.HIGHEST_PROTOCOL)
+        room = 4 * len(digests) + 1000 - len(memos)
+        for key, value in self._old.memos.items():
+            if room <= 0:
+                break
+            if key not in memos:
+                memos[key] = value
+                room -= 1
+        body = _compress(pickle.dumps((digests, memos), protocol=pickle.HIGHEST_PROTOCOL))
         self._store(_HEADER.pack(_MAGIC, _FORMAT, hashlib.sha256(body).digest(), len(body)) + body)
         self._changed = False
+
+
+def _compress(data: bytes) -> bytes:
+    """zstd (or zlib where it is missing: the first byte says which)."""
+    try:
+        import zstandard
+    except ImportError:
+        return b"z" + zlib.compress(data, 1)
+    return b"s" + zstandard.ZstdCompressor(level=3).compress(data)
+
+
+def _decompress(data: bytes) -> bytes:
+    if data[:1] == b"z":
+        return zlib.decompress(data[1:])
+    if data[:1] == b"s":
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompress(data[1:])
+    raise ValueError("unknown codec")
 
 
 def _decode(data: bytes | None, damaged: Callable[[str], None] | None) -> _Loaded:
@@ -182,7 +211,7 @@ def _decode(data: bytes | None, damaged: Callable[[str], None] | None) -> _Loade
             why = "its digest does not match its content"
         else:
             try:
-                digests, memos = pickle.loads(body)
+                digests, memos = pickle.loads(_decompress(body))
                 if isinstance(digests, dict) and isinstance(memos, dict):
                     return _Loaded(digests, memos)
                 why = "it holds something else"

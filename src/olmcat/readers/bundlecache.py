@@ -283,8 +283,10 @@ class RenderCache:
         # Shared by the caches of other contexts made from this one (with_context): the same
         # files, the same run.
         self._indexes: dict[str, FileIndex] = {}
+        self._by_tree: dict[Path, FileIndex] = {}
         self._listings: dict[str, Listing | None] = {}
         self._rooted: set[Path] = set()
+        self._inside: set[str] = set()  # directories the link policy allows, this read
 
     def with_context(self, context: str) -> RenderCache:
         """The same cache (directory, bound, verification, the digests learnt this run) for
@@ -292,7 +294,8 @@ class RenderCache:
         other = RenderCache(
             self.root, context=context, max_bytes=self.max_bytes, verify=self.verify
         )
-        other._indexes, other._listings, other._rooted = self._indexes, self._listings, self._rooted
+        other._indexes, other._by_tree = self._indexes, self._by_tree
+        other._listings, other._rooted, other._inside = self._listings, self._rooted, self._inside
         return other
 
     def __getstate__(self) -> dict[str, Any]:
@@ -311,7 +314,8 @@ class RenderCache:
         self._prefix = state["prefix"]
         self.hits = self.misses = self.written = 0
         self._checked = False
-        self._indexes, self._listings, self._rooted = {}, {}, set()
+        self._indexes, self._by_tree = {}, {}
+        self._listings, self._rooted, self._inside = {}, set(), set()
 
     # -- paths and policy --------------------------------------------------------------------
 
@@ -347,6 +351,9 @@ class RenderCache:
 
     def files(self, tree: Path) -> FileIndex:
         """The remembered digests of the input tree at ``tree`` (loaded once per run)."""
+        index = self._by_tree.get(tree)
+        if index is not None:
+            return index
         name = index_name(tree)
         index = self._indexes.get(name)
         if index is None:
@@ -369,6 +376,7 @@ class RenderCache:
                 load, lambda data: self._write(entry, data), verify=self.verify, damaged=damaged
             )
             self._indexes[name] = index
+        self._by_tree[tree] = index
         return index
 
     def begin(self) -> None:
@@ -376,6 +384,7 @@ class RenderCache:
         once per read, for every key that needs it)."""
         self._listings.clear()
         self._rooted.clear()
+        self._inside.clear()
 
     def bundle_key(
         self, path: Path, tree: Path, *parts: str
@@ -384,17 +393,18 @@ class RenderCache:
         read's options (``parts``) and every file it opens, by digest; and the stats it was made
         from. (None, ()) when the input policy refuses a file the read opens (the read then says
         what is wrong)."""
-        found: list[str] = [*parts, str(path)]
+        shown = str(path)
+        found: list[str] = [*parts, shown]
         stats: list[tuple[str, Stat]] = []
         for sub in ("manifests", "metadata"):
-            listing = self.listing(path / sub, tree)
+            listing = self.listing(f"{shown}{os.sep}{sub}", tree)
             if listing is None:
                 return None, ()
             found += [sub, *listing.parts]
             stats += listing.stats
         return self.key(*found), tuple(stats)
 
-    def listing(self, directory: Path, tree: Path) -> Listing | None:
+    def listing(self, directory: Path | str, tree: Path) -> Listing | None:
         """Every entry of ``directory`` (a directory of the input tree at ``tree``) as a key
         holds it, once per read (see :meth:`begin`). None when the input policy would refuse
         a file in it (a link leaving the tree, a special file read as a file, one over the
@@ -406,20 +416,40 @@ class RenderCache:
         if tree not in self._rooted:
             safe.add_root(tree)  # as the read does: links below it must stay inside it
             self._rooted.add(tree)
-        found = self._list(directory, self.files(tree))
+        found = self._list(shown, str(tree), self.files(tree))
         self._listings[shown] = found
         return found
 
-    @staticmethod
-    def _list(directory: Path, index: FileIndex) -> Listing | None:
+    def _allowed(self, directory: str, tree: str) -> bool:
+        """Whether the link policy lets ``directory`` (below ``tree``) be read, as
+        :func:`safe.check_inside` decides, remembered for the read: a directory that is no link
+        below one that passed passes too (its real path is its parent's real path and its
+        name), at the cost of one lstat instead of resolving the whole path."""
+        if directory in self._inside:
+            return True
         try:
-            safe.check_inside(directory)
+            if directory == tree or not directory.startswith(tree + os.sep):
+                safe.check_inside(directory)
+            else:
+                if not self._allowed(os.path.dirname(directory), tree):
+                    return False
+                if stat.S_ISLNK(os.lstat(directory).st_mode):
+                    safe.check_inside(directory)
+        except (OSError, InputError):
+            return False
+        self._inside.add(directory)
+        return True
+
+    def _list(self, directory: str, tree: str, index: FileIndex) -> Listing | None:
+        if not self._allowed(directory, tree.rstrip(os.sep) or os.sep):
+            return None
+        try:
             info = os.stat(directory)
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except (OSError, InputError):
+        except OSError:
             return None
         parts: list[str] = []
-        stats: list[tuple[str, Stat]] = [(str(directory), stat_key(info))]
+        stats: list[tuple[str, Stat]] = [(directory, stat_key(info))]
         for entry in entries:
             try:
                 if entry.is_symlink():
@@ -598,15 +628,17 @@ class RenderCache:
     # -- maintenance ---------------------------------------------------------------------------
 
     def _entries(self) -> Iterator[tuple[Path, os.stat_result]]:
-        directory = self.directory
-        if not directory.is_dir():
+        try:
+            shards = sorted(os.scandir(self.directory), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
             return
-        for shard in sorted(directory.iterdir()):
-            if not shard.is_dir() or shard.is_symlink():
+        for shard in shards:
+            if not shard.is_dir(follow_symlinks=False):
                 continue
-            for path in shard.iterdir():
-                with contextlib.suppress(FileNotFoundError):
-                    yield path, path.lstat()
+            with os.scandir(shard.path) as found:
+                for entry in found:
+                    with contextlib.suppress(FileNotFoundError):
+                        yield Path(entry.path), entry.stat(follow_symlinks=False)
 
     def info(self) -> RenderedInfo:
         entries = packages = total = 0
@@ -628,7 +660,7 @@ class RenderCache:
         if not self._ready(create=False):
             return 0, 0
         now = time.time()
-        live: list[tuple[float, int, Path]] = []
+        live: list[tuple[int, int, Path]] = []
         removed = freed = 0
         for path, info in self._entries():
             if path.name.startswith("."):  # a write in progress, or left by a killed run
@@ -636,9 +668,11 @@ class RenderCache:
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
-            live.append((info.st_mtime, info.st_size, path))
+            live.append((info.st_mtime_ns, info.st_size, path))
         total = sum(size for _, size, _ in live)
-        for _, size, path in sorted(live):
+        if total <= limit:
+            return 0, 0
+        for _, size, path in sorted(live, key=lambda item: item[0]):
             if total <= limit:
                 break
             with contextlib.suppress(FileNotFoundError):
@@ -675,6 +709,7 @@ class RenderCache:
         bound if this run (or, with ``wrote``, its worker processes) added to it."""
         self._listings.clear()
         self._rooted.clear()
+        self._inside.clear()
         saved = False
         for index in self._indexes.values():
             if index.changed:

@@ -23,6 +23,7 @@ ValidationError.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -393,6 +394,12 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
     return CI_UPDATE_GRAPH[str(value)]
 
 
+def _package_in(metadata: Metadata) -> str:
+    if not metadata.annotations.package:
+        raise ValidationError(f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation")
+    return metadata.annotations.package
+
+
 class BundleDirCatalog:
     """A tree of bundle directories (or one), yielding one :class:`PackageCatalog` per package.
 
@@ -475,15 +482,11 @@ class BundleDirCatalog:
                 pending.extend(directory / d for d in reversed(dirnames))
                 continue
             try:
-                metadata = self._metadata(directory)
-                if not metadata.annotations.package:
-                    raise ValidationError(
-                        f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation"
-                    )
+                package = self._package_of(directory)
             except ValidationError as error:
                 self._skip(str(directory), f"bundle directory {directory}", error)
                 continue
-            self._packages.setdefault(metadata.annotations.package, []).append(directory)
+            self._packages.setdefault(package, []).append(directory)
         for name in sorted(set(self.package_modes) - set(self._packages)):
             self._notify(
                 Notice(
@@ -493,29 +496,32 @@ class BundleDirCatalog:
                 )
             )
 
-    def _metadata(self, directory: Path) -> Metadata:
-        """:func:`read_metadata` of a bundle directory, remembered by the digests of its
-        ``metadata/`` files when there is a cache (its input notices sent again, in order)."""
+    def _package_of(self, directory: Path) -> str:
+        """The package annotation of a bundle directory (ValidationError: the directory is
+        skipped), as :func:`read_metadata` finds it; remembered by the digests of its
+        ``metadata/`` files when there is a cache, its input notices sent again, in order."""
         cache = self.cache
-        listing = None if cache is None else cache.listing(directory / METADATA_DIR, self.root)
+        where = f"{directory}{os.sep}{METADATA_DIR}"
+        listing = None if cache is None else cache.listing(where, self.root)
         if cache is None or listing is None:
-            return read_metadata(directory, self.root)
-        key = cache.key("bundle metadata", str(directory), str(self.root), *listing.parts)
-        record = cache.memo(self.root, key)
-        if not isinstance(record, Recorded):
+            return _package_in(read_metadata(directory, self.root))
+        key = cache.key("bundle package", str(directory), str(self.root), *listing.parts)
+        memo = cache.memo(self.root, key)
+        if not isinstance(memo, tuple):
             recorder = Recorder()
             with safe.notices_to(recorder.input):
                 try:
-                    recorder.record.result = read_metadata(directory, self.root)
-                except ValidationError as error:
-                    recorder.record.error = str(error)
-            record = recorder.record
+                    package, error = _package_in(read_metadata(directory, self.root)), ""
+                except ValidationError as problem:
+                    package, error = "", str(problem)
+            memo = (package, error, recorder.record.notices)
             if unchanged(listing.stats):
-                cache.remember(self.root, key, record)
-        replay(record, self._notify)
-        if record.error:
-            raise ValidationError(record.error)
-        return record.result  # type: ignore[no-any-return]
+                cache.remember(self.root, key, memo)
+        package, error, notices = memo
+        replay(Recorded(notices=notices), self._notify)
+        if error:
+            raise ValidationError(error)
+        return str(package)
 
     def mode_of(self, name: str) -> Mode:
         """The update mode package ``name`` is built in (see the module doc)."""
@@ -596,7 +602,13 @@ class BundleDirCatalog:
                 if outputs.has(keys[name]):
                     finished[name] = keys[name]
         to_read = [job for name in names if name not in finished for job in jobs[name]]
-        workers = worker_count(len(to_read))
+        # Worker processes pay off for bundles to render, not for entries to read.
+        to_render = [
+            job
+            for job in to_read
+            if job.cache is None or job.key is None or not job.cache.has(job.key)
+        ]
+        workers = worker_count(len(to_render))
         if workers > 1:
             to_read = [replace(job, probe=job.key is not None) for job in to_read]
         results: Iterator[tuple[Recorded | None, bool, str | None]] = iter(

@@ -719,7 +719,11 @@ class PkgmanCatalog:
         # The manifests/ of bundle-format directories are read last, and only when the tree
         # holds a package manifest elsewhere: without one no package can use their CSVs (the
         # bundle-directory reader reads them) and a package manifest in them is not the loader's.
-        later = {d.path for d in self.tree.directories if in_bundle_manifests(d.path / "-")}
+        later = {
+            d.path
+            for d in self.tree.directories
+            if d.path.name == MANIFESTS_DIR and in_bundle_manifests(d.path / "-")
+        }
         scanned = self._scan([job for job in jobs if job[1].directory not in later])
         if later and any(result.manifests for _, result, _ in scanned):
             scanned += self._scan([job for job in jobs if job[1].directory in later])
