@@ -240,7 +240,9 @@ def migrate_pkgman_command(
 
     def action(sink: NoticeReport) -> MigrateResult:
         chosen = current_cache()
-        cache = None if chosen is None else chosen.with_context(behaviour_context(opm_version, level))
+        cache = (
+            None if chosen is None else chosen.with_context(behaviour_context(opm_version, level))
+        )
 
         def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
             return migrate_pkgman(
