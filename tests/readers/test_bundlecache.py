@@ -467,3 +467,55 @@ def test_a_bad_size_bound_is_one_line(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("OLMCAT_RENDER_CACHE_MAX", "lots")
     with pytest.raises(InputError, match="OLMCAT_RENDER_CACHE_MAX: 'lots' is not a size"):
         RenderCache(tmp_path)
+
+
+def test_migrate_level_and_release_have_their_own_entries(tmp_path: Path) -> None:
+    """A warm run for another --migrate-level or --opm-version writes what a run without the
+    cache writes for it, not what the cache holds for the first."""
+    source = tree(tmp_path / "src")
+    env = {"OLMCAT_CACHE_DIR": str(tmp_path / "cache"), "OLMCAT_WORKERS": "1"}
+    runner = CliRunner()
+    argv = ["migrate", "pkgman", str(source)]
+    level = ["--migrate-level", "bundle-object-to-csv-metadata"]
+    first = runner.invoke(cli, [*argv, str(tmp_path / "none")], env=env)
+    warm = runner.invoke(cli, [*argv, *level, str(tmp_path / "warm")], env=env)
+    plain = runner.invoke(cli, [*argv, *level, "--no-cache", str(tmp_path / "plain")], env=env)
+    assert first.exit_code == warm.exit_code == plain.exit_code == 0, warm.output
+    assert "from the cache" not in warm.output
+    assert outputs(tmp_path / "warm") == outputs(tmp_path / "plain")
+    again = runner.invoke(cli, [*argv, *level, str(tmp_path / "again")], env=env)
+    assert "2 packages as finished before" in again.output, again.output
+    assert outputs(tmp_path / "again") == outputs(tmp_path / "plain")
+    older = ["--opm-version", "1.46"]
+    warm_older = runner.invoke(cli, [*argv, *older, str(tmp_path / "v146")], env=env)
+    plain_older = runner.invoke(cli, [*argv, *older, "--no-cache", str(tmp_path / "p146")], env=env)
+    assert warm_older.exit_code == plain_older.exit_code == 0, warm_older.output
+    assert "from the cache" not in warm_older.output
+    assert outputs(tmp_path / "v146") == outputs(tmp_path / "p146")
+
+
+def test_render_of_a_bundle_directory_uses_the_cache(tmp_path: Path) -> None:
+    source = tree(tmp_path / "src")
+    bundle = source / "alpha" / "1.1.0"
+    cache_root = tmp_path / "cache"
+    env = {"OLMCAT_CACHE_DIR": str(cache_root), "OLMCAT_WORKERS": "1"}
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["render", "--no-cache", str(bundle)], env=env)
+    assert plain.exit_code == 0, plain.output
+    assert not cache_root.exists()  # --no-cache does not even create it
+    cold = runner.invoke(cli, ["render", str(bundle)], env=env)
+    stored = entries(cache_root)
+    assert stored, "the rendering was not stored"
+    warm = runner.invoke(cli, ["render", str(bundle)], env=env)
+    assert cold.exit_code == warm.exit_code == 0, cold.output + warm.output
+    assert warm.stdout == cold.stdout == plain.stdout
+    assert "yaml.duplicate-key" in warm.stderr or "twice" in warm.stderr  # notices sent again
+    assert warm.stderr == cold.stderr
+    info = runner.invoke(cli, ["cache", "info"], env=env)
+    assert info.exit_code == 0 and "rendered bundles: 1" in info.output, info.output
+    unused = tmp_path / "unused"
+    bypass = runner.invoke(
+        cli, ["render", str(bundle)], env={"OLMCAT_NO_CACHE": "1", "OLMCAT_CACHE_DIR": str(unused)}
+    )
+    assert bypass.exit_code == 0 and bypass.stdout == plain.stdout
+    assert not unused.exists()
