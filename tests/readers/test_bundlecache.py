@@ -519,3 +519,26 @@ def test_render_of_a_bundle_directory_uses_the_cache(tmp_path: Path) -> None:
     )
     assert bypass.exit_code == 0 and bypass.stdout == plain.stdout
     assert not unused.exists()
+
+
+def test_render_of_several_bundle_directories_in_workers_uses_the_cache(tmp_path: Path) -> None:
+    """Several sources are rendered in worker processes: they take and store entries too, and
+    ``--no-cache`` reaches them."""
+    source = tree(tmp_path / "src")
+    bundles = [str(source / "alpha" / "1.1.0"), str(source / "beta" / "0.2.0")]
+    cache_root = tmp_path / "cache"
+    env = {"OLMCAT_CACHE_DIR": str(cache_root), "OLMCAT_WORKERS": "2"}
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["render", "--no-cache", *bundles], env=env)
+    assert plain.exit_code == 0, plain.output
+    assert not cache_root.exists()
+    cold = runner.invoke(cli, ["render", *bundles], env=env)
+    assert cold.exit_code == 0, cold.output
+    stored = [p for p in entries(cache_root) if not p.name.endswith(INDEX_SUFFIX)]
+    assert len(stored) == 2, stored
+    before = {p: p.stat().st_ino for p in stored}
+    warm = runner.invoke(cli, ["render", *bundles], env=env)
+    assert warm.exit_code == 0, warm.output
+    assert warm.stdout == cold.stdout == plain.stdout
+    assert warm.stderr == cold.stderr == plain.stderr
+    assert {p: p.stat().st_ino for p in stored} == before  # taken, not written again
