@@ -27,6 +27,9 @@ OWN_FILES = re.compile(r"\bspill\b|\.open\(\"w")
 ALLOWED_READS = {
     ("readers/bundlecache.py", "code_fingerprint"),
     ("readers/bundlecache.py", "get"),
+    ("readers/bundlecache.py", "_read_entry"),
+    ("readers/bundlecache.py", "package"),
+    ("readers/bundlecache.py", "package_meta"),
     ("readers/sqlite.py", "is_sqlite_file"),
     ("readers/catalog.py", "_is_text"),
     ("oci/archive.py", "looks_like_tar"),

@@ -1,5 +1,6 @@
 """``olmcat cache``: the content-addressed caches: image blobs pulled from registries (every command
-that pulls images) and rendered bundle directories (``migrate pkgman``)."""
+that pulls images) and rendered bundle directories and finished packages (every command that
+reads bundle directories)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ cache_dir_option = click.option(
 @click.group()
 def cache() -> None:
     """Inspect or empty the caches: image blobs (manifests and layers pulled from registries)
-    and rendered bundle directories (reused by migrate pkgman when their files are unchanged)."""
+    and rendered bundle directories (reused by every command that reads bundle directories
+    when their files are unchanged; migrate pkgman also reuses whole finished packages)."""
 
 
 @examples("olmcat cache info", "olmcat cache info --json")
@@ -69,6 +71,7 @@ def info_command(ctx: click.Context, cache_dir: Path | None, as_json: bool) -> N
             "bytes": found.bytes,
             "scratch_bytes": found.scratch_bytes,
             "rendered_bundles": rendered.entries,
+            "finished_packages": rendered.packages,
             "rendered_bytes": rendered.bytes,
             "rendered_max_bytes": rendered.max_bytes,
         }
@@ -81,8 +84,10 @@ def info_command(ctx: click.Context, cache_dir: Path | None, as_json: bool) -> N
         click.echo(f"scratch: {_size(found.scratch_bytes)} (runs in progress or interrupted)")
     click.echo(
         f"rendered bundles: {rendered.entries} ({_size(rendered.bytes)} of at most "
-        f"{_size(rendered.max_bytes)}, OLMCAT_RENDER_CACHE_MAX)"
+        f"{_size(rendered.max_bytes)}, OLMCAT_RENDER_CACHE_MAX, with the packages below and "
+        "the file digests)"
     )
+    click.echo(f"finished packages: {rendered.packages}")
 
 
 @examples("olmcat cache prune", "olmcat cache prune --older-than 30d")
@@ -102,12 +107,12 @@ def prune_command(ctx: click.Context, cache_dir: Path | None, older_than: str | 
     from olmcat.readers.bundlecache import RenderCache
 
     seconds = _duration(older_than)
-    result, (rendered, rendered_bytes) = run(
+    result, (rendered, packages, rendered_bytes) = run(
         ctx,
         lambda: (BlobCache(cache_dir).prune(seconds), RenderCache(cache_dir).prune(seconds)),
     )
     click.echo(
         f"removed {result.removed} blobs ({_size(result.bytes)}); {result.kept} kept; removed "
-        f"{rendered} rendered bundles ({_size(rendered_bytes)})",
+        f"{rendered} rendered bundles and {packages} finished packages ({_size(rendered_bytes)})",
         err=True,
     )

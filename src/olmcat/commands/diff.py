@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import CommandError
 from olmcat.commands._notices import print_notice
 from olmcat.commands._options import Settings, examples
@@ -98,6 +99,7 @@ def _use_color(choice: str) -> bool:
     show_default=True,
     help="Colour the text format (auto: only on a terminal, unless NO_COLOR is set).",
 )
+@cache_options
 @registry_options()
 @click.pass_context
 def diff(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import print_notice
 from olmcat.commands._options import examples, platform_option, quiet_option
@@ -27,6 +28,7 @@ def export() -> None:
 @click.argument("catalog")
 @click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
 @platform_option
+@cache_options
 @registry_options()
 @quiet_option
 @click.pass_context

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport
 from olmcat.commands._options import (
@@ -62,6 +63,7 @@ from olmcat.commands._streams import stdout_when_complete
 )
 @fbc_format_option
 @platform_option
+@cache_options
 @registry_options()
 @report_option
 @quiet_option

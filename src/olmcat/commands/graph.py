@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import print_notice
 from olmcat.commands._options import examples, platform_option
@@ -38,6 +39,7 @@ from olmcat.commands._streams import stdout_when_complete
     "version.",
 )
 @platform_option
+@cache_options
 @registry_options()
 @click.pass_context
 def render_graph(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import print_notice
 from olmcat.commands._options import examples, platform_option
@@ -34,6 +35,7 @@ from olmcat.mirror.images import FORMATS
     help="Only the distinct image references, sorted (what has to be copied).",
 )
 @platform_option
+@cache_options
 @registry_options()
 @click.pass_context
 def images(

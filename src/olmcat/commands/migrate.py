@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import UsageFailure, run
 from olmcat.commands._notices import NoticeReport
 from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
@@ -47,6 +48,8 @@ def summary(result: MigrateResult, destination: str) -> str:
         notes.append(f"{warnings} warnings")
     if result.cached_bundles:
         notes.append(f"{result.cached_bundles} bundles from the cache")
+    if result.cached_packages:
+        notes.append(f"{result.cached_packages} packages as finished before")
     return text + (f" ({', '.join(notes)})" if notes else "")
 
 
@@ -192,15 +195,9 @@ def migrate_sqlite_command(
     is_flag=True,
     help="Read every YAML document of a manifest file; the legacy loader read only the first.",
 )
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    envvar="OLMCAT_NO_CACHE",
-    help="Render every bundle directory again instead of reusing (and storing) renderings in "
-    "the cache ($OLMCAT_CACHE_DIR; see `olmcat cache info`).",
-)
 @migrate_level_option
 @opm_version_option(_OPM_VERSION_HELP)
+@cache_options
 @report_option
 @quiet_option
 @click.pass_context
@@ -213,7 +210,6 @@ def migrate_pkgman_command(
     image_ref_template: str | None,
     modes: tuple[str, ...],
     all_documents: bool,
-    no_cache: bool,
     migrate_level: str,
     opm_version: OpmRelease,
     report: Path | None,
@@ -226,10 +222,11 @@ def migrate_pkgman_command(
     manifests give exactly what `initializer` + `opm migrate` give. With OUT, writes
     <OUT>/<package>/catalog.json atomically; without it (or with '-'), the catalog goes to
     stdout, only once every package was read and checked. Bundle directories rendered before
-    (same files, same options, same olmcat) are taken from the cache unless --no-cache.
+    (same files, same options, same olmcat) and packages whose bundles are all unchanged are
+    taken from the cache unless --no-cache.
     """
     from olmcat.migrate import migrate_pkgman
-    from olmcat.readers.bundlecache import RenderCache, behaviour_context
+    from olmcat.readers.bundlecache import behaviour_context, current_cache
     from olmcat.readers.bundledir import parse_mode_options
 
     try:
@@ -242,7 +239,10 @@ def migrate_pkgman_command(
     to_stdout = out is None or is_stdio(out)
 
     def action(sink: NoticeReport) -> MigrateResult:
-        cache = None if no_cache else RenderCache(context=behaviour_context(opm_version, level))
+        chosen = current_cache()
+        cache = (
+            None if chosen is None else chosen.with_context(behaviour_context(opm_version, level))
+        )
 
         def migrate(target: Path | None, stdout: TextIO | None) -> MigrateResult:
             return migrate_pkgman(

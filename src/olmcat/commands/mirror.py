@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport, print_notice
 from olmcat.commands._options import examples, platform_option, quiet_option, report_option
@@ -85,6 +86,7 @@ def mirror() -> None:
 @click.option("--display-name", help="spec.displayName of the CatalogSource.")
 @click.option("--publisher", help="spec.publisher of the CatalogSource.")
 @platform_option
+@cache_options
 @registry_options()
 @report_option
 @quiet_option
@@ -265,6 +267,7 @@ class _Watcher:
     is_flag=True,
     help="No progress (bar or per-image lines); the final report is still printed.",
 )
+@cache_options
 @registry_options("src")
 @registry_options("dest")
 @click.pass_context

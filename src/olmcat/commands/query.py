@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import print_notice
 from olmcat.commands._options import examples, platform_option
@@ -96,6 +97,7 @@ class _Query:
 @click.group()
 @click.argument("catalog")
 @platform_option
+@cache_options
 @registry_options()
 @click.pass_context
 def query(ctx: click.Context, catalog: str, platform: str | None) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._notices import NoticeReport
 from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
@@ -56,6 +57,7 @@ FORMATS = ("json", "yaml")
 )
 @migrate_level_option
 @platform_option
+@cache_options
 @registry_options()
 @report_option
 @click.pass_context

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import CommandError, run
 from olmcat.commands._notices import NoticeReport
 from olmcat.commands._opm import checked_level, migrate_level_option, opm_version_option
@@ -139,6 +140,7 @@ def _registry_fetcher() -> Any:
     help="Write DIR/<package>/catalog.<json|yaml> (atomically) instead of printing the stream.",
 )
 @report_option
+@cache_options
 @registry_options()
 @click.pass_context
 def render_template(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import CommandError
 from olmcat.commands._notices import NoticeReport
 from olmcat.commands._options import Settings, examples, report_option
@@ -77,6 +78,7 @@ def _unexpected(error: Exception) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
 @report_option
+@cache_options
 @registry_options()
 @click.pass_context
 def upgrade_check(

@@ -7,6 +7,7 @@ import time
 
 import click
 
+from olmcat.commands._cache import cache_options
 from olmcat.commands._errors import run
 from olmcat.commands._options import examples, platform_option, quiet_option
 from olmcat.commands._registry import registry_options
@@ -60,6 +61,7 @@ from olmcat.commands._registry import registry_options
 @click.option("--list-rules", is_flag=True, help="List every rule and exit.")
 @click.option("--strict", is_flag=True, help="Warnings make the catalog invalid too.")
 @platform_option
+@cache_options
 @registry_options()
 @quiet_option
 @click.pass_context

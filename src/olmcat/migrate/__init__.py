@@ -7,21 +7,22 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from olmcat.go.opm import MIGRATE_LEVELS as MIGRATE_LEVELS
 from olmcat.go.opm import NEWEST, OpmRelease
 from olmcat.go.opm import MigrateLevel as MigrateLevel
-from olmcat.model import CatalogStats, PackageCatalog, counted
+from olmcat.model import CatalogStats, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.writers import fbc
 
 if TYPE_CHECKING:
-    from olmcat.readers.bundlecache import RenderCache
+    from olmcat.readers.bundlecache import CachedPackage, PackageOutputs, RenderCache
     from olmcat.readers.update_modes import Mode
 
 
-Progress = Callable[[Iterable[PackageCatalog], int], Iterable[PackageCatalog]]
+# Shows progress over the packages as they are written (it looks at their ``name`` only).
+Progress = Callable[[Iterable[Any], int], Iterable[Any]]
 
 
 @dataclass(slots=True)
@@ -30,6 +31,7 @@ class MigrateResult:
     seconds: float
     notices: list[Notice] = field(default_factory=list)
     cached_bundles: int = 0  # bundle directories taken from the rendered-bundle cache
+    cached_packages: int = 0  # packages written from the cache, as finished before
 
     @property
     def warnings(self) -> list[str]:
@@ -64,7 +66,7 @@ def apply_migrate_level(
 
 
 def write_catalog(
-    packages: Iterable[PackageCatalog],
+    packages: Iterable[PackageCatalog | CachedPackage],
     out: Path | None,
     *,
     total: int,
@@ -74,22 +76,58 @@ def write_catalog(
     progress: Progress | None = None,
     stdout: TextIO | None = None,
     notify: NoticeSink = discard,
+    outputs: PackageOutputs | None = None,
 ) -> MigrateResult:
-    """Stream ``packages`` into ``out`` (a directory, written atomically) or onto ``stdout``."""
+    """Stream ``packages`` into ``out`` (a directory, written atomically) or onto ``stdout``.
+
+    A :class:`~olmcat.readers.bundlecache.CachedPackage` (a package ``outputs`` held finished)
+    is copied as it is, the notices of its migrate level sent again; a package ``outputs``
+    registered as being built is stored there once written."""
     started = time.perf_counter()
     stats = CatalogStats()
-    stream: Iterable[PackageCatalog] = apply_migrate_level(
-        packages, migrate_level, notify, release=release
+    stream: Iterable[fbc.Writable] = _finishing(
+        packages, migrate_level, notify, outputs, stats, release
     )
     if progress is not None:
         stream = progress(stream, total)
     if out is None:
         if stdout is None:
             raise ValueError("either out or stdout is required")
-        fbc.stream(counted(stream, stats), stdout, output)
+        fbc.stream(stream, stdout, output)
     else:
-        fbc.write_directory(counted(stream, stats), out, output)
+        fbc.write_directory(stream, out, output)
     return MigrateResult(stats, time.perf_counter() - started)
+
+
+def _finishing(
+    packages: Iterable[PackageCatalog | CachedPackage],
+    level: MigrateLevel,
+    notify: NoticeSink,
+    outputs: PackageOutputs | None,
+    stats: CatalogStats,
+    release: OpmRelease,
+) -> Iterator[fbc.Writable]:
+    """The packages as written: the migrate level of ``release`` applied (each package's
+    notices of it kept for the cache when it is being stored), counted."""
+    for item in packages:
+        if not isinstance(item, PackageCatalog):
+            for notice in item.meta.later:
+                notify(notice)
+            channels, bundles, deprecations, others = item.meta.counts
+            stats.packages += 1
+            stats.channels += channels
+            stats.bundles += bundles
+            stats.deprecations += deprecations
+            stats.others += others
+            yield item
+            continue
+        later = outputs.later(item.name) if outputs is not None else None
+        sink = notify if later is None else _keeping(notify, later)
+        for pkg in apply_migrate_level([item], level, sink, release=release):
+            stats.add(pkg)
+            counts = (len(pkg.channels), len(pkg.bundles), len(pkg.deprecations), len(pkg.others))
+            recording = outputs.writer(pkg.name, counts) if outputs is not None else None
+            yield pkg if recording is None else fbc.Teed(pkg, recording)
 
 
 def _keeping(notify: NoticeSink, kept: list[Notice]) -> NoticeSink:
@@ -185,9 +223,17 @@ def migrate_pkgman(
         package_modes=package_modes,
         cache=cache,
     )
+    outputs = None
+    if cache is not None:
+        from olmcat.readers.bundlecache import PackageOutputs
+
+        # A finished package depends on the opm release and level it was written for too
+        # (whatever context the caller's cache was made with).
+        label = f"migrate pkgman; output {output}; opm {release.tag}; level {migrate_level}"
+        outputs = PackageOutputs(cache, label)
     try:
         result = write_catalog(
-            catalog.packages(),
+            catalog.package_items(outputs=outputs),
             out,
             total=len(catalog.package_names()),
             output=output,
@@ -196,10 +242,14 @@ def migrate_pkgman(
             progress=progress,
             stdout=stdout,
             notify=sink,
+            outputs=outputs,
         )
         result.stats.skipped = catalog.skipped
         result.cached_bundles = catalog.bundledir.cache_hits
+        result.cached_packages = outputs.hits if outputs is not None else 0
     finally:
         catalog.close()
+        if cache is not None:
+            cache.finish()
     result.notices = kept
     return result

@@ -22,19 +22,29 @@ ValidationError.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from olmcat.errors import ValidationError
+from olmcat.errors import OutputError, ValidationError
 from olmcat.files import safe
+from olmcat.files.digests import Stat
 from olmcat.files.yaml import load_all
 from olmcat.model import Bundle, Meta, Package, PackageCatalog, manifests
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
-from olmcat.readers.bundlecache import Recorded, Recorder, RenderCache, replay
+from olmcat.readers.bundlecache import (
+    CachedPackage,
+    PackageOutputs,
+    Recorded,
+    Recorder,
+    RenderCache,
+    replay,
+    unchanged,
+)
 from olmcat.readers.bundlefiles import (
     ANNOTATION_CHANNELS,
     ANNOTATION_DEFAULT_CHANNEL,
@@ -45,6 +55,7 @@ from olmcat.readers.bundlefiles import (
     MANIFESTS_DIR,
     METADATA_DIR,
     BundleDir,
+    Metadata,
     is_bundle_dir,
     load_bundle_dir,
     read_metadata,
@@ -171,30 +182,25 @@ class BundleJob:
     # In a worker process: on a hit, only say so (the caller reads the entry itself rather than
     # have the rendered bundle pickled across to it).
     probe: bool = False
+    # The cache key, made by the caller (see bundle_key), and the stats it was made from.
+    key: str | None = None
+    stats: tuple[tuple[str, Stat], ...] = ()
 
 
-def _cache_key(job: BundleJob) -> str | None:
-    """The rendered-bundle cache key of a read: every file it opens, and its options."""
-    assert job.cache is not None
-    files: list[tuple[str, Path]] = []
-    parts = [str(job.path), str(job.root), job.template or ""]
-    for sub in (MANIFESTS_DIR, METADATA_DIR):
-        directory = job.path / sub
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
-            return None  # the read says what is wrong
-        for entry in entries:
-            try:
-                is_file = entry.is_file()
-                kind = "file" if is_file else "dir" if entry.is_dir() else "other"
-            except OSError:
-                return None
-            if is_file:
-                files.append((f"{sub}/{entry.name}", directory / entry.name))
-            else:
-                parts.append(f"{sub}/{entry.name}:{kind}")
-    return job.cache.key(parts, files)
+# What a key says of how a bundle directory is rendered: as an index build stores it (``opm
+# registry add``, release-independent; ``opm render`` of a directory keys its own way).
+INDEX_BUILD = "bundle-directory as opm registry add stores it"
+
+
+def index_build_job(
+    path: Path, template: str | None, root: Path | None, cache: RenderCache | None
+) -> BundleJob:
+    """The job of reading one bundle directory as an index build does, keyed when cached."""
+    if cache is None:
+        return BundleJob(path, template, root)
+    parts = (INDEX_BUILD, str(root), template or "")
+    key, stats = cache.bundle_key(path, root or path, *parts)
+    return BundleJob(path, template, root, cache, key=key, stats=stats)
 
 
 def read_bundle(job: BundleJob) -> tuple[Recorded | None, bool, str | None]:
@@ -202,11 +208,11 @@ def read_bundle(job: BundleJob) -> tuple[Recorded | None, bool, str | None]:
     (the outcome with every notice the read sent, whether it came from the cache, the cache
     key). The notices are the caller's to send (:func:`bundlecache.replay`). A ``probe`` job
     gives no outcome for a hit: the caller takes it with :func:`take_bundle`."""
-    key = _cache_key(job) if job.cache is not None else None
-    if key is not None and job.cache is not None:
-        if job.probe and job.cache.has(key):
+    key, cache = job.key, job.cache
+    if key is not None and cache is not None:
+        if job.probe and cache.has(key):
             return None, True, key
-        cached = None if job.probe else job.cache.get(key, str(job.path))
+        cached = None if job.probe else cache.get(key, str(job.path))
         if cached is not None:
             return cached, True, key
     recorder = Recorder()
@@ -215,8 +221,9 @@ def read_bundle(job: BundleJob) -> tuple[Recorded | None, bool, str | None]:
             recorder.record.result = _load(job.path, job.template, job.root, recorder.reader)
         except ValidationError as error:
             recorder.record.error = str(error)
-    if key is not None and job.cache is not None:
-        job.cache.put(key, recorder.record)
+    if key is not None and cache is not None and unchanged(job.stats):
+        # (A file changed while it was read: what was read belongs to no key.)
+        cache.put(key, recorder.record)
     return recorder.record, False, key
 
 
@@ -255,7 +262,7 @@ def read_package(
     files and options are taken from it."""
     reads = []
     for path in sorted(bundle_dirs):
-        job = BundleJob(path, image_ref_template, root, cache)
+        job = index_build_job(path, image_ref_template, root, cache)
         reads.append((path, take_bundle(job, read_bundle(job))[0]))
     return assemble_package(name, reads, mode=mode, permissive=permissive, notify=notify)
 
@@ -387,6 +394,12 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
     return CI_UPDATE_GRAPH[str(value)]
 
 
+def _package_in(metadata: Metadata) -> str:
+    if not metadata.annotations.package:
+        raise ValidationError(f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation")
+    return metadata.annotations.package
+
+
 class BundleDirCatalog:
     """A tree of bundle directories (or one), yielding one :class:`PackageCatalog` per package.
 
@@ -417,6 +430,8 @@ class BundleDirCatalog:
         self.cache = cache
         if image_ref_template is not None:
             check_template(image_ref_template)
+        if cache is not None and tree is None:
+            cache.begin()  # (a caller that walked the tree began the read)
         self.tree = tree if tree is not None and tree.root == root else walk_tree(root)
         self.root = root
         self.permissive = permissive
@@ -450,29 +465,28 @@ class BundleDirCatalog:
         # ignored directory ("drafts/") is pruned here, judged by a path inside it as gitignore
         # judges directory patterns.
         pending = [self.root]
+        by_path, exclude, specs = self.tree.by_path, self._exclude, self.tree.specs
         while pending:
             directory = pending.pop()
-            walked = self.tree.by_path.get(directory)
+            walked = by_path.get(directory)
             if walked is None:
                 continue
-            dirnames = [
-                d
-                for d in walked.subdirs
-                if directory / d not in self._exclude and not self.tree.ignored(directory / d / "-")
-            ]
+            dirnames = walked.subdirs
+            if exclude or specs:
+                dirnames = [
+                    d
+                    for d in dirnames
+                    if directory / d not in exclude and not self.tree.ignored(directory / d / "-")
+                ]
             if MANIFESTS_DIR not in dirnames or METADATA_DIR not in dirnames:
                 pending.extend(directory / d for d in reversed(dirnames))
                 continue
             try:
-                metadata = read_metadata(directory, self.root)
-                if not metadata.annotations.package:
-                    raise ValidationError(
-                        f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation"
-                    )
+                package = self._package_of(directory)
             except ValidationError as error:
                 self._skip(str(directory), f"bundle directory {directory}", error)
                 continue
-            self._packages.setdefault(metadata.annotations.package, []).append(directory)
+            self._packages.setdefault(package, []).append(directory)
         for name in sorted(set(self.package_modes) - set(self._packages)):
             self._notify(
                 Notice(
@@ -482,8 +496,38 @@ class BundleDirCatalog:
                 )
             )
 
+    def _package_of(self, directory: Path) -> str:
+        """The package annotation of a bundle directory (ValidationError: the directory is
+        skipped), as :func:`read_metadata` finds it; remembered by the digests of its
+        ``metadata/`` files when there is a cache, its input notices sent again, in order."""
+        cache = self.cache
+        where = f"{directory}{os.sep}{METADATA_DIR}"
+        listing = None if cache is None else cache.listing(where, self.root)
+        if cache is None or listing is None:
+            return _package_in(read_metadata(directory, self.root))
+        key = cache.key("bundle package", str(directory), str(self.root), *listing.parts)
+        memo = cache.memo(self.root, key)
+        if not isinstance(memo, tuple):
+            recorder = Recorder()
+            with safe.notices_to(recorder.input):
+                try:
+                    package, error = _package_in(read_metadata(directory, self.root)), ""
+                except ValidationError as problem:
+                    package, error = "", str(problem)
+            memo = (package, error, recorder.record.notices)
+            if unchanged(listing.stats):
+                cache.remember(self.root, key, memo)
+        package, error, notices = memo
+        replay(Recorded(notices=notices), self._notify)
+        if error:
+            raise ValidationError(error)
+        return str(package)
+
     def mode_of(self, name: str) -> Mode:
         """The update mode package ``name`` is built in (see the module doc)."""
+        return self._mode_of(name, self._notify)
+
+    def _mode_of(self, name: str, notify: NoticeSink) -> Mode:
         if name in self.package_modes:
             return self.package_modes[name]
         if self.mode is not None:
@@ -491,11 +535,11 @@ class BundleDirCatalog:
         found: dict[Mode | None, Path] = {}
         for parent in sorted({d.parent for d in self._packages[name]}):
             if parent == self.root or self.root in parent.parents:  # never read outside the root
-                found.setdefault(_ci_update_graph(parent, self._notify), parent)
+                found.setdefault(_ci_update_graph(parent, notify), parent)
         modes = [m for m in found if m is not None]
         if len(found) > 1:
             where = ", ".join(str(p / CI_FILE) for p in found.values())
-            self._notify(
+            notify(
                 Notice(
                     CODE_CI_YAML,
                     f"package {name!r}: its bundle directories' ci.yaml files disagree ({where}); "
@@ -525,41 +569,146 @@ class BundleDirCatalog:
         """Packages in name order. With several CPUs, bundles are read in worker processes
         (YAML parsing dominates; the bundles of one package too) and taken in order, a few
         ahead, so memory stays bounded; ``OLMCAT_WORKERS`` sets the number (1: no workers)."""
+        for item in self.package_items(only):
+            assert isinstance(item, PackageCatalog)  # no finished packages asked for
+            yield item
+
+    def package_items(
+        self, only: Collection[str] | None = None, outputs: PackageOutputs | None = None
+    ) -> Iterator[PackageCatalog | CachedPackage]:
+        """:meth:`packages`, where a package whose output ``outputs`` holds already (same
+        bundle keys, mode and options) comes as that :class:`CachedPackage`, its bundles not
+        read at all and the notices its building sent sent again. A package that is built is
+        registered with ``outputs`` (with its notices) for the writer to store."""
         names = selected(self.package_names(), only)
-        workers = worker_count(sum(len(self._packages[name]) for name in names))
-        jobs = [
-            BundleJob(path, self.image_ref_template, self.root, self.cache, probe=workers > 1)
-            for name in names
-            for path in sorted(self._packages[name])
+        modes: dict[str, tuple[Mode, Recorded]] = {}
+        jobs: dict[str, list[BundleJob]] = {}
+        finished: dict[str, str] = {}  # package -> key of its finished output
+        keys: dict[str, str] = {}
+        for name in names:
+            # Each package's mode notices are sent in its turn, as if it were read then.
+            recorder = Recorder()
+            with safe.notices_to(recorder.input):
+                mode = self._mode_of(name, recorder.reader)
+            modes[name] = (mode, recorder.record)
+            jobs[name] = [
+                index_build_job(path, self.image_ref_template, self.root, self.cache)
+                for path in sorted(self._packages[name])
+            ]
+            if outputs is not None and all(job.key is not None for job in jobs[name]):
+                parts = [mode, f"permissive={self.permissive}"]
+                parts += [f"{job.path}\0{job.key}" for job in jobs[name]]
+                keys[name] = outputs.key(name, parts)
+                if outputs.has(keys[name]):
+                    finished[name] = keys[name]
+        to_read = [job for name in names if name not in finished for job in jobs[name]]
+        # Worker processes pay off for bundles to render, not for entries to read.
+        to_render = [
+            job
+            for job in to_read
+            if job.cache is None or job.key is None or not job.cache.has(job.key)
         ]
+        workers = worker_count(len(to_render))
+        if workers > 1:
+            to_read = [replace(job, probe=job.key is not None) for job in to_read]
         results: Iterator[tuple[Recorded | None, bool, str | None]] = iter(
-            map_in_order(read_bundle, jobs, workers, share=True)
+            map_in_order(read_bundle, to_read, workers, share=True)
             if workers > 1
-            else (read_bundle(job) for job in jobs)
+            else (read_bundle(job) for job in to_read)
         )
         missed = False
-        queued = iter(jobs)
+        queued = iter(to_read)
         try:
             for name in names:
-                mode = self.mode_of(name)
-                reads = []
-                for path in sorted(self._packages[name]):
-                    record, hit = take_bundle(next(queued), next(results))
-                    missed = missed or not hit
-                    self.cache_hits += hit
-                    reads.append((path, record))
-                try:
-                    pkg = assemble_package(
-                        name, reads, mode=mode, permissive=self.permissive, notify=self._notify
-                    )
-                except ValidationError as error:
-                    self._skip(name, f"package {name!r}", error, package=name)
-                    continue
-                yield pkg
+                mode, mode_notices = modes[name]
+                replay(mode_notices, self._notify)
+                reads: list[tuple[Path, Recorded]] = []
+                if name in finished:
+                    assert outputs is not None
+                    found = outputs.take(finished[name], name)
+                    if found is not None:
+                        yield from self._finished(found, jobs[name])
+                        continue
+                    # Damaged or gone since: built here after all (and stored again).
+                    for job in jobs[name]:
+                        record, hit = take_bundle(job, read_bundle(job))
+                        missed = missed or not hit
+                        self.cache_hits += hit
+                        reads.append((job.path, record))
+                else:
+                    for job in jobs[name]:
+                        record, hit = take_bundle(next(queued), next(results))
+                        missed = missed or not hit
+                        self.cache_hits += hit
+                        reads.append((job.path, record))
+                built = self._assemble(name, mode, reads, outputs, keys.get(name))
+                if built is not None:
+                    yield built
             next(results, None)  # let the workers finish (and exit) in order
+            if self.cache is not None:
+                self.cache.finish(wrote=missed)  # (a failure to save is reported here)
         finally:
-            if missed and self.cache is not None:
-                self.cache.finish(wrote=True)
+            if self.cache is not None:
+                with contextlib.suppress(
+                    OutputError
+                ):  # stopped early: the error that stopped it counts
+                    self.cache.finish(wrote=missed)
+
+    def _finished(self, found: CachedPackage, jobs: list[BundleJob]) -> Iterator[CachedPackage]:
+        """A package from the cache, in its turn: its building's notices sent again."""
+        replay(Recorded(notices=found.meta.notices), self._notify)
+        self.cache_hits += len(jobs)
+        for job in jobs:  # its bundles stay recently used: a change to one reuses the others
+            if job.cache is not None and job.key is not None:
+                job.cache.has(job.key)
+        if found.meta.error:
+            found.close()
+            self._skip(found.name, f"package {found.name!r}", ValidationError(found.meta.error),
+                       package=found.name)  # fmt: skip
+            return
+        yield found
+
+    def _assemble(
+        self,
+        name: str,
+        mode: Mode,
+        reads: list[tuple[Path, Recorded]],
+        outputs: PackageOutputs | None,
+        key: str | None,
+    ) -> PackageCatalog | None:
+        """The package built of its bundles' reads (None: left out, with a notice); with a
+        ``key``, its notices are kept for ``outputs`` to store with it."""
+        if outputs is None or key is None:
+            try:
+                return assemble_package(
+                    name, reads, mode=mode, permissive=self.permissive, notify=self._notify
+                )
+            except ValidationError as error:
+                self._skip(name, f"package {name!r}", error, package=name)
+                return None
+        recorder = Recorder()
+        forward = safe.current_sink()
+
+        def reader(notice: Notice) -> None:
+            recorder.reader(notice)
+            self._notify(notice)
+
+        def input_notice(notice: Notice) -> None:
+            recorder.input(notice)
+            forward(notice)
+
+        try:
+            with safe.notices_to(input_notice):
+                pkg = assemble_package(
+                    name, reads, mode=mode, permissive=self.permissive, notify=reader
+                )
+        except ValidationError as error:
+            if self.permissive:
+                outputs.skipped(key, name, recorder.record.notices, str(error))
+            self._skip(name, f"package {name!r}", error, package=name)
+            return None
+        outputs.building(key, name, recorder.record.notices)
+        return pkg
 
     def read_package(self, name: str) -> PackageCatalog:
         """Parse, check and lay out one package (ValidationError if the build refused it)."""

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from olmcat.errors import InputError, OlmcatError, ValidationError
 from olmcat.files import safe
@@ -65,6 +65,7 @@ from olmcat.readers.bundlefiles import (
 if TYPE_CHECKING:
     from olmcat.oci.archive import ImageArchive
     from olmcat.oci.options import RegistryOptions
+    from olmcat.readers.bundlecache import RenderCache
 
 TEMPLATE_FIELDS = ("package", "name", "version", "dir")
 _TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
@@ -459,15 +460,66 @@ def render_bundle_dir(
     image_ref_template: str | None = None,
     notify: NoticeSink = discard,
     release: OpmRelease | None = None,
+    cache: RenderCache | Literal["default"] | None = "default",
 ) -> Bundle:
     """``opm render`` of the bundle image built from the bundle directory ``path``.
 
     The image reference is ``image``, or ``image_ref_template`` with ``{package}``, ``{name}``
     (CSV name), ``{version}`` (olm.package version) and ``{dir}`` (directory name) filled in;
-    without either it is empty. ``release``: as :func:`render`.
+    without either it is empty. ``release``: as :func:`render`. ``cache``: where a rendering of
+    the same files with the same options is taken from (and stored; its notices are sent
+    again); default: the one of :func:`olmcat.readers.bundlecache.use_cache`.
     """
+    from olmcat.readers.bundlecache import Recorder, current_cache, replay, unchanged
+
     if image_ref_template is not None:
         check_template(image_ref_template)
+    chosen = current_cache() if cache == "default" else cache
+    if chosen is None:
+        return _render_bundle_dir(path, image, image_ref_template, notify, release)
+    parts = [
+        "opm render of a bundle directory",
+        release.tag if release is not None else "as an index build stores it",
+        "no image given" if image is None else f"image {image}",
+        image_ref_template or "",
+        *render_context(),
+    ]
+    key, stats = chosen.bundle_key(path, path, *parts)
+    record = chosen.get(key, str(path)) if key is not None else None
+    if record is None:
+        recorder = Recorder()
+        with safe.notices_to(recorder.input):
+            try:
+                recorder.record.result = _render_bundle_dir(
+                    path, image, image_ref_template, recorder.reader, release
+                )
+            except ValidationError as error:
+                recorder.record.error = str(error)
+            except InputError:
+                replay(recorder.record, notify)  # what it sent before it failed
+                raise
+        record = recorder.record
+        if key is not None and unchanged(stats):
+            chosen.put(key, record)
+    replay(record, notify)
+    if record.error:
+        raise ValidationError(record.error)
+    return record.result  # type: ignore[no-any-return]
+
+
+def render_context() -> tuple[str, ...]:
+    """What else decides a rendering besides its files and options (ambient encoding rules),
+    for the keys of cached renderings."""
+    return ()
+
+
+def _render_bundle_dir(
+    path: Path,
+    image: str | None,
+    image_ref_template: str | None,
+    notify: NoticeSink,
+    release: OpmRelease | None,
+) -> Bundle:
     bundle = load_bundle_dir(path, notify=notify)
     if not bundle.package:
         raise ValidationError(

@@ -27,6 +27,7 @@ from olmcat.readers.source import CatalogSource
 
 if TYPE_CHECKING:
     from olmcat.oci.options import RegistryOptions
+    from olmcat.readers.bundlecache import RenderCache
 
 Kind = Literal["fbc", "sqlite", "pkgman", "image"]
 ProgressHook = Callable[[Iterator[PackageCatalog], int, str], Iterator[PackageCatalog]]
@@ -136,11 +137,15 @@ def open_catalog(
     platform: str | None = None,
     expect: tuple[Kind, ...] | None = None,
     registry: RegistryOptions | None = None,
+    cache: RenderCache | Literal["default"] | None = "default",
 ) -> Catalog:
     """Open any catalog reference. ``expect`` limits the accepted kinds (images always pass
     through to what they contain). Readers report what they leave out or doubt to ``notify``.
     ``registry`` says how to reach registries (default: the options of
-    :func:`olmcat.oci.options.use_options`, which the CLI sets)."""
+    :func:`olmcat.oci.options.use_options`, which the CLI sets). ``cache``: where bundle
+    directories of a legacy tree rendered before are taken from (default: the cache of
+    :func:`olmcat.readers.bundlecache.use_cache`, which the CLI sets unless ``--no-cache``;
+    None renders them all)."""
     ref = str(reference)
     kind = detect(ref)
     if expect is not None and kind != "image" and kind not in expect:
@@ -160,6 +165,7 @@ def open_catalog(
             permissive=permissive,
             all_documents=all_documents,
             image_ref_template=image_ref_template,
+            cache=cache,
         ),
     )
 
@@ -197,12 +203,14 @@ def _open_plain(
     permissive: bool,
     all_documents: bool,
     image_ref_template: str | None,
+    cache: RenderCache | Literal["default"] | None = None,
 ) -> CatalogSource:
     if kind == "sqlite":
         from olmcat.readers.sqlite import SqliteCatalog
 
         return SqliteCatalog(Path(ref), notify=notify)
     if kind == "pkgman":
+        from olmcat.readers.bundlecache import current_cache
         from olmcat.readers.directory import DirectoryCatalog
 
         return DirectoryCatalog(
@@ -211,6 +219,7 @@ def _open_plain(
             all_documents=all_documents,
             image_ref_template=image_ref_template,
             notify=notify,
+            cache=current_cache() if cache == "default" else cache,
         )
     from olmcat.readers.fbc import FbcCatalog
 

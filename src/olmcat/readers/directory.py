@@ -18,7 +18,7 @@ from pathlib import Path
 from olmcat.errors import InputError
 from olmcat.model import Meta, PackageCatalog
 from olmcat.notices import Notice, NoticeSink, discard
-from olmcat.readers.bundlecache import RenderCache
+from olmcat.readers.bundlecache import CachedPackage, PackageOutputs, RenderCache
 from olmcat.readers.bundledir import BundleDirCatalog
 from olmcat.readers.pkgman import PkgmanCatalog, walk_tree
 from olmcat.readers.update_modes import Mode
@@ -39,6 +39,8 @@ class DirectoryCatalog:
     ) -> None:
         """``cache``: rendered bundle directories to reuse (and to fill)."""
         self.root = root
+        if cache is not None:
+            cache.begin()
         tree = walk_tree(root)  # once, for both readers
         self.pkgman = PkgmanCatalog(
             root,
@@ -47,6 +49,7 @@ class DirectoryCatalog:
             notify=notify,
             require=False,
             tree=tree,
+            cache=cache,
         )
 
         try:
@@ -96,6 +99,19 @@ class DirectoryCatalog:
         return heapq.merge(
             self.pkgman.packages(only),
             self.bundledir.packages(wanted),
+            key=lambda p: p.name,
+        )
+
+    def package_items(
+        self, only: Collection[str] | None = None, outputs: PackageOutputs | None = None
+    ) -> Iterator[PackageCatalog | CachedPackage]:
+        """:meth:`packages`, bundle-format packages that ``outputs`` holds finished as
+        :class:`CachedPackage` (see :meth:`BundleDirCatalog.package_items`)."""
+        wanted = set(self._bundle_format if only is None else set(only) & set(self._bundle_format))
+        pkgman: Iterator[PackageCatalog | CachedPackage] = iter(self.pkgman.packages(only))
+        return heapq.merge(
+            pkgman,
+            self.bundledir.package_items(wanted, outputs),
             key=lambda p: p.name,
         )
 

@@ -60,6 +60,7 @@ from olmcat.model import property as prop
 from olmcat.model.property import Property
 from olmcat.notices import Notice, NoticeSink, discard
 from olmcat.readers import legacy
+from olmcat.readers.bundlecache import Listing, RenderCache, unchanged
 from olmcat.readers.bundlefiles import RawJSON, in_bundle_manifests
 from olmcat.readers.fbc import IGNORE_FILE, _ignored
 from olmcat.readers.parallel import map_in_order, worker_count
@@ -98,7 +99,13 @@ class TreeFile:
     """A file of the tree and its position in Go's walk order."""
 
     seq: int
-    path: Path
+    directory: Path
+    name: str
+
+    @property
+    def path(self) -> Path:
+        # Made when needed: most files of a bundle tree are never opened by this reader.
+        return self.directory / self.name
 
 
 def _go_order(name: str) -> bytes:
@@ -157,45 +164,52 @@ class _GoWalker:
     def directories(self) -> list[WalkedDir]:
         """Every directory in walk order with its files; each file numbered in walk order."""
         out: list[WalkedDir] = []
-        self._visit(self.root, out, (str(self.real_root),))
+        real_root = str(self.real_root)
+        self._visit(self.root, real_root, out, (real_root,))
         return out
 
-    def _visit(self, directory: Path, out: list[WalkedDir], above: tuple[str, ...]) -> None:
+    def _visit(
+        self, directory: Path, real: str, out: list[WalkedDir], above: tuple[str, ...]
+    ) -> None:
+        """``real``: the real path of ``directory`` (below a directory that is no link, a
+        name's real path is its parent's real path and the name: no resolving needed)."""
         try:
             entries = sorted(os.scandir(directory), key=lambda e: _go_order(e.name))
         except OSError as exc:
             raise InputError(f"{directory}: cannot list the directory: {exc.strerror}") from None
-        names = {e.name for e in entries}
-        if IGNORE_FILE in names and directory not in self.specs:
+        if directory not in self.specs and any(e.name == IGNORE_FILE for e in entries):
             lines = safe.read_text(directory / IGNORE_FILE).splitlines()
             self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
         walked = WalkedDir(directory)
         out.append(walked)
+        specs = self.specs
         for entry in entries:
-            if entry.name.startswith("."):
+            name = entry.name
+            if name.startswith("."):
                 continue
-            path = Path(entry.path)
-            if _ignored(path, self.root, self.specs):
+            if specs and _ignored(directory / name, self.root, specs):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                walked.subdirs.append(entry.name)
-                self._visit(path, out, (*above, str(path.resolve())))
+                walked.subdirs.append(name)
+                inner = os.path.join(real, name)
+                self._visit(directory / name, inner, out, (*above, inner))
                 continue
             if entry.is_symlink():
                 # The input policy: a link leading out of the tree is refused, naming it; one
                 # inside is followed (a linked package or version directory works).
-                real = safe.check_inside(path)
-                if os.path.isdir(real):
-                    if real in above:
+                path = directory / name
+                target = safe.check_inside(path)
+                if os.path.isdir(target):
+                    if target in above:
                         raise InputError(
                             f"{path}: symbolic link loop (it leads back to a directory above "
                             "it); remove the link"
                         )
-                    walked.subdirs.append(entry.name)
-                    self._visit(path, out, (*above, real))
+                    walked.subdirs.append(name)
+                    self._visit(path, target, out, (*above, target))
                     continue
             self.seq += 1
-            walked.files.append(TreeFile(self.seq, path))
+            walked.files.append(TreeFile(self.seq, directory, name))
 
 
 # -- one directory (runs in worker processes) ----------------------------------------------------
@@ -660,9 +674,12 @@ class PkgmanCatalog:
         notify: NoticeSink = discard,
         require: bool = True,
         tree: Tree | None = None,
+        cache: RenderCache | None = None,
     ) -> None:
         """``tree``: the walk of ``root`` when the caller made it already (one walk for every
-        reader of the directory)."""
+        reader of the directory). ``cache``: where what a directory holds for the loader is
+        remembered when it holds nothing (most directories of a bundle tree)."""
+        self.cache = cache
         self.tree = tree if tree is not None and tree.root == root else walk_tree(root)
         self.root = root
         self.permissive = permissive
@@ -702,7 +719,11 @@ class PkgmanCatalog:
         # The manifests/ of bundle-format directories are read last, and only when the tree
         # holds a package manifest elsewhere: without one no package can use their CSVs (the
         # bundle-directory reader reads them) and a package manifest in them is not the loader's.
-        later = {d.path for d in self.tree.directories if in_bundle_manifests(d.path / "-")}
+        later = {
+            d.path
+            for d in self.tree.directories
+            if d.path.name == MANIFESTS_DIR and in_bundle_manifests(d.path / "-")
+        }
         scanned = self._scan([job for job in jobs if job[1].directory not in later])
         if later and any(result.manifests for _, result, _ in scanned):
             scanned += self._scan([job for job in jobs if job[1].directory in later])
@@ -735,12 +756,25 @@ class PkgmanCatalog:
                 "initializer --permissive does"
             )
 
-    @staticmethod
-    def _scan(jobs: list[tuple[int, DirJob]]) -> list[tuple[int, DirResult, list[Notice]]]:
+    def _scan(self, jobs: list[tuple[int, DirJob]]) -> list[tuple[int, DirResult, list[Notice]]]:
         """Scan directories (in worker processes when there are many), each result with its
-        job's index and the input notices it sent (replayed in walk order by the caller)."""
-        workers = worker_count(len(jobs) // 8)
-        work = [job for _, job in jobs]
+        job's index and the input notices it sent (replayed in walk order by the caller). With
+        a cache, a directory whose files were scanned before and held nothing for the loader
+        is not read again (its notices are sent again)."""
+        remembered: dict[int, tuple[list[Notice], list[Notice]]] = {}
+        keys: dict[int, tuple[str, Listing]] = {}
+        if self.cache is not None:
+            for index, job in jobs:
+                found = self._scan_key(job)
+                if found is None:
+                    continue
+                memo = self.cache.memo(self.root, found[0])
+                if isinstance(memo, tuple):
+                    remembered[index] = memo
+                else:
+                    keys[index] = found
+        work = [job for index, job in jobs if index not in remembered]
+        workers = worker_count(len(work) // 8)
         results: Iterator[DirResult] = iter(
             map_in_order(scan_directory, work, workers, share=True)
             if workers > 1
@@ -748,15 +782,35 @@ class PkgmanCatalog:
         )
         out: list[tuple[int, DirResult, list[Notice]]] = []
         for index, _ in jobs:
-            sent: list[Notice] = []
+            if index in remembered:
+                notices, sent = remembered[index]
+                out.append((index, DirResult(notices=list(notices)), list(sent)))
+                continue
+            sent = []
             with safe.notices_to(sent.append):
                 result = next(results)
             # A package manifest inside a bundle's manifests/ is the bundle-format reader's (it
             # warns; opm reads that bundle's image, where the file is no object).
             result.manifests = [m for m in result.manifests if not in_bundle_manifests(m[1])]
+            empty = not (result.manifests or result.undecodable or result.candidates)
+            if empty and index in keys and unchanged(keys[index][1].stats):
+                assert self.cache is not None
+                self.cache.remember(self.root, keys[index][0], (list(result.notices), sent))
             out.append((index, result, sent))
         next(results, None)  # let the workers finish (and exit) in order
         return out
+
+    def _scan_key(self, job: DirJob) -> tuple[str, Listing] | None:
+        """The key of scanning one directory: its files (as the walk chose them), their
+        digests and the options of the scan."""
+        assert self.cache is not None
+        listing = self.cache.listing(job.directory, self.root)
+        if listing is None:
+            return None
+        names = "/".join(f.name for f in job.files)
+        options = f"strict={job.strict} all_documents={job.all_documents}"
+        return self.cache.key("package-manifest scan", str(job.directory), options, names,
+                              *listing.parts), listing  # fmt: skip
 
     def _error(self, code: str, message: str, path: Path, **where: str) -> None:
         """An error of the loader (severity ``error``): fatal without --permissive, what it

@@ -11,14 +11,17 @@ sibling directory that is renamed into place only when complete.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import functools
 import json
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Literal, Protocol, TextIO
 
 from olmcat.errors import EncodingError, OutputError
 from olmcat.files import safe
@@ -41,6 +44,44 @@ from olmcat.model.property import Property
 OutputFormat = Literal["json", "yaml"]
 FORMATS: tuple[OutputFormat, ...] = ("json", "yaml")
 _PARTIAL_MARKER = ".olmcat-partial-"
+
+
+class Prewritten(Protocol):
+    """A package whose output was written before (a cache's copy): written as it is."""
+
+    @property
+    def name(self) -> str: ...
+
+    def chunks(self) -> Iterator[bytes]:
+        """The bytes of the package's output file (UTF-8), once."""
+        ...
+
+
+class Recording(Protocol):
+    """Where a copy of a package's output goes while it is written (a cache filling)."""
+
+    def write(self, text: str) -> None: ...
+
+    def commit(self) -> None:
+        """The package was written whole."""
+        ...
+
+    def abort(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Teed:
+    """A package to write whose output also goes to ``recording``."""
+
+    package: PackageCatalog
+    recording: Recording
+
+    @property
+    def name(self) -> str:
+        return self.package.name
+
+
+Writable = PackageCatalog | Teed | Prewritten
 
 
 def _s(text: str) -> str:
@@ -292,23 +333,61 @@ def _package_chunks(pkg: PackageCatalog, output: OutputFormat) -> Iterator[str]:
         ) from None
 
 
+def _teed(item: Teed, output: OutputFormat) -> Iterator[str]:
+    for chunk in _package_chunks(item.package, output):
+        item.recording.write(chunk)
+        yield chunk
+
+
+def _write_item(item: Writable, output: OutputFormat, write: Callable[[Iterable[str]], None],
+                write_bytes: Callable[[Iterable[bytes]], None]) -> None:  # fmt: skip
+    """Write one package (its output recorded too, for a Teed one, once it is whole)."""
+    if isinstance(item, PackageCatalog):
+        write(_package_chunks(item, output))
+    elif isinstance(item, Teed):
+        try:
+            write(_teed(item, output))
+        except BaseException:
+            item.recording.abort()
+            raise
+        item.recording.commit()
+    else:
+        write_bytes(item.chunks())
+
+
 def stream(
-    packages: Iterable[PackageCatalog],
+    packages: Iterable[Writable],
     out: TextIO,
     output: OutputFormat = "json",
     global_others: Iterable[Meta] = (),
 ) -> None:
     """Write a whole catalog as one stream (packages in the order given, global blobs last)."""
     render = RENDERERS[output]
-    for pkg in packages:
-        for chunk in _package_chunks(pkg, output):
+
+    def write(chunks: Iterable[str]) -> None:
+        for chunk in chunks:
             out.write(chunk)
+
+    def write_bytes(chunks: Iterable[bytes]) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        for chunk in chunks:
+            out.write(decoder.decode(chunk))
+        out.write(decoder.decode(b"", final=True))
+
+    for pkg in packages:
+        _write_item(pkg, output, write, write_bytes)
     for chunk in render(global_blobs(global_others)):
         out.write(chunk)
 
 
 def _write_file(path: Path, chunks: Iterable[str]) -> None:
     with open_output(path, "w", newline="") as fh:
+        for chunk in chunks:
+            fh.write(chunk)
+
+
+def _write_bytes(path: Path, chunks: Iterable[bytes]) -> None:
+    with open_output(path, "wb") as fh:
         for chunk in chunks:
             fh.write(chunk)
 
@@ -416,7 +495,7 @@ def _remove_empty_chain(deepest: Path, topmost: Path) -> None:
 
 
 def write_directory(
-    packages: Iterable[PackageCatalog],
+    packages: Iterable[Writable],
     out_dir: Path,
     output: OutputFormat = "json",
     global_others: Iterable[Meta] = (),
@@ -433,7 +512,13 @@ def write_directory(
             seen.add(pkg.name)
             pkg_dir = staging / pkg.name
             pkg_dir.mkdir()
-            _write_file(pkg_dir / filename, _package_chunks(pkg, output))
+            target = pkg_dir / filename
+            _write_item(
+                pkg,
+                output,
+                functools.partial(_write_file, target),
+                functools.partial(_write_bytes, target),
+            )
         global_list = list(global_others)
         if global_list:
             _write_file(staging / filename, render(global_blobs(global_list)))
