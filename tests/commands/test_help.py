@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from olmcat.cli import cli
+from tests.support import hostile_inputs
 
 
 def _leaf_commands() -> list[list[str]]:
@@ -72,3 +74,25 @@ def test_top_level_help_imports_no_command() -> None:
     assert "olmcat.commands.migrate" not in loaded
     assert "olmcat.model" not in loaded
     assert "'yaml'" not in loaded
+
+
+def test_a_run_without_the_cache_loads_no_hash_library(tmp_path: Path) -> None:
+    # hashlib brings OpenSSL's libcrypto (~4 MiB resident) and html its entity table (~2 MiB):
+    # `migrate pkgman --no-cache` needs neither (the benchmark's peak-RSS rows run so).
+    tree = tmp_path / "in"
+    hostile_inputs.bundle_dir(tree / "op" / "1.0.0", version="1.0.0")
+    code = (
+        "import sys\n"
+        "from olmcat.cli import cli\n"
+        "try:\n"
+        f"    cli(['migrate', 'pkgman', '-q', '--no-cache', {str(tree)!r}, "
+        f"{str(tmp_path / 'out')!r}], prog_name='olmcat')\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "print(sorted(m for m in ('hashlib', 'html') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert (tmp_path / "out").is_dir()
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -32,7 +32,6 @@ package-manifest loader finds in a directory), so that a warm run does not parse
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import stat
@@ -42,12 +41,24 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from olmcat.errors import InputError
 from olmcat.files import safe
 
-__all__ = ["RACY_SECONDS", "FileIndex", "Stat", "stat_key"]
+__all__ = ["RACY_SECONDS", "FileIndex", "Stat", "sha256", "stat_key"]
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
+
+
+def sha256(data: bytes = b"") -> HASH:
+    """hashlib's SHA-256, imported at the first use: hashlib loads OpenSSL's libcrypto (~4 MiB
+    of resident memory), which a run without the cache never needs."""
+    import hashlib
+
+    return hashlib.sha256(data)
+
 
 RACY_SECONDS = 2.0
 _MAGIC = b"OLMCATFI"
@@ -114,7 +125,7 @@ class FileIndex:
             data = safe.read_bytes(path)
         except InputError:
             return None
-        digest = hashlib.sha256(data).digest()
+        digest = sha256(data).digest()
         self.hashed += 1
         try:
             after = os.stat(path)
@@ -169,7 +180,7 @@ class FileIndex:
                 memos[key] = value
                 room -= 1
         body = _compress(pickle.dumps((digests, memos), protocol=pickle.HIGHEST_PROTOCOL))
-        self._store(_HEADER.pack(_MAGIC, _FORMAT, hashlib.sha256(body).digest(), len(body)) + body)
+        self._store(_HEADER.pack(_MAGIC, _FORMAT, sha256(body).digest(), len(body)) + body)
         self._changed = False
 
 
@@ -207,7 +218,7 @@ def _decode(data: bytes | None, damaged: Callable[[str], None] | None) -> _Loade
             return _Loaded()  # another olmcat's format: start again, silently
         elif len(body) != length:
             why = "it is truncated"
-        elif hashlib.sha256(body).digest() != digest:
+        elif sha256(body).digest() != digest:
             why = "its digest does not match its content"
         else:
             try:
@@ -225,4 +236,4 @@ def _decode(data: bytes | None, damaged: Callable[[str], None] | None) -> _Loade
 def index_name(root: Path) -> str:
     """The name of the index of the tree at ``root`` (its absolute path: the index's paths are
     the paths the readers open)."""
-    return hashlib.sha256(b"olmcat-file-index\0" + os.fsencode(os.path.abspath(root))).hexdigest()
+    return sha256(b"olmcat-file-index\0" + os.fsencode(os.path.abspath(root))).hexdigest()

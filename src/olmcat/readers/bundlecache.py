@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import hashlib
 import os
 import pickle
 import stat
@@ -53,7 +52,7 @@ from typing import IO, Any
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
 from olmcat.files.cachedir import check_cache_dir, default_cache_dir, ensure_cache_dir
-from olmcat.files.digests import FileIndex, Stat, index_name, stat_key
+from olmcat.files.digests import FileIndex, Stat, index_name, sha256, stat_key
 from olmcat.files.output import CACHE, guarded
 from olmcat.go.opm import OLDEST, OpmRelease
 from olmcat.notices import Notice, NoticeSink
@@ -120,7 +119,7 @@ def code_fingerprint() -> str:
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
         version = "unknown"
     package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(version.encode())
+    digest = sha256(version.encode())
     for path in sorted(package.rglob("*.py")):
         digest.update(str(path.relative_to(package)).encode() + b"\0")
         digest.update(path.read_bytes())
@@ -270,7 +269,7 @@ class RenderCache:
         self.verify = verify
         self.hits = self.misses = self.written = 0
         self._checked = False
-        self._prefix = hashlib.sha256(
+        self._prefix = sha256(
             b"\0".join(
                 [
                     FORMAT,
@@ -343,7 +342,7 @@ class RenderCache:
     def key(self, *parts: str) -> str:
         """The key of a read from everything it depends on besides the cache's own context
         (the read's options, its files' :meth:`listing` parts)."""
-        digest = hashlib.sha256(self._prefix)
+        digest = sha256(self._prefix)
         for part in parts:
             data = part.encode("utf-8", "surrogateescape")
             digest.update(len(data).to_bytes(8, "big") + data)
@@ -514,7 +513,7 @@ class RenderCache:
             return self._damaged(path, where, "it is not a rendered-bundle entry")
         if len(body) != length:
             return self._damaged(path, where, "it is truncated")
-        if hashlib.sha256(body).digest() != body_digest:
+        if sha256(body).digest() != body_digest:
             return self._damaged(path, where, "its digest does not match its content")
         try:
             record = pickle.loads(_decompress(codec, body))
@@ -550,7 +549,7 @@ class RenderCache:
         then left alone."""
         codec, compress = _compressor()
         body = compress(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
-        header = _HEADER.pack(_MAGIC, hashlib.sha256(body).digest(), len(body), codec)
+        header = _HEADER.pack(_MAGIC, sha256(body).digest(), len(body), codec)
         self._write(self._entry(key), header + body)
         self.written += 1
 
@@ -602,7 +601,7 @@ class RenderCache:
         magic, body_digest, length, codec = _HEADER.unpack(header)
         if magic != _PACKAGE_MAGIC:
             return "it is not a finished-package entry", None
-        digest = hashlib.sha256()
+        digest = sha256()
         seen = 0
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
@@ -817,7 +816,7 @@ class PackageWriter:
         self._final = final
         self._meta = meta
         self._entry: _EntryFile | None = None
-        self._digest = hashlib.sha256()
+        self._digest = sha256()
         self._length = 0
         self._compressing = _Compressing()
         self._done = False

@@ -25,7 +25,6 @@ caller reads it back (:meth:`FbcScan.load`).
 from __future__ import annotations
 
 import dataclasses
-import html
 import io
 import json
 import math
@@ -345,7 +344,8 @@ def _replace_bad_bytes(value: Any) -> Any:
 # before "u00..."): replacing the six characters leaves "\<", an invalid escape.
 _ESCAPED_HTML_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)+u00(?:3c|3e|26)")
 _HTML_ESCAPE_TEXT = ("\\u003c", "\\u003e", "\\u0026")
-_HTML_NAMES = {"\\u003c": "&lt;", "\\u003e": "&gt;", "\\u0026": "&amp;"}
+# What Go's html escaping turned into these escapes (the characters opm v1.26 puts back).
+_HTML_CHARS = {"\\u003c": "<", "\\u003e": ">", "\\u0026": "&"}
 JSON_THEN_YAML_SINCE = opm_behaviour("encoding-json-then-yaml").since
 
 
@@ -725,9 +725,9 @@ class FbcScan:
                 ScanProblem(
                     "html-escape",
                     f"a string holds the text {escape} (its backslash written as \\\\); opm "
-                    f"v1.26 and v1.27 replace {escape} by {html.unescape(_HTML_NAMES[escape])} "
+                    f"v1.26 and v1.27 replace {escape} by {_HTML_CHARS[escape]} "
                     "in the document's JSON before parsing it, which leaves an invalid "
-                    f"escape: \"invalid character '{html.unescape(_HTML_NAMES[escape])}' in "
+                    f"escape: \"invalid character '{_HTML_CHARS[escape]}' in "
                     'string escape code"',
                     where,
                 )
