@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import io
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from olmcat.errors import InputError, OutputError
+from olmcat.files import safe
 from olmcat.oci import archive as image_mod
 from olmcat.oci.archive import (
     CONFIGS_LABEL,
@@ -849,3 +851,232 @@ def test_dest_dir_must_be_empty(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert extract_catalog(archive, empty).path.read_text() == "x"
+
+
+# ------------------------------------------------------------------------------------------------
+# Several directories in one pass (a bundle image's manifests/ and metadata/)
+
+BUNDLE_DIRS = ("manifests", "metadata")
+
+
+def count_layer_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The indexes of the layers streamed (each one inflated and hashed in full)."""
+    seen: list[int] = []
+    original = image_mod.ImageArchive._layer_tar
+
+    def counting(self: image_mod.ImageArchive, layer: image_mod.Layer) -> Any:
+        seen.append(layer.index)
+        return original(self, layer)
+
+    monkeypatch.setattr(image_mod.ImageArchive, "_layer_tar", counting)
+    return seen
+
+
+def inflations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per gzip stream opened, with the bytes it gave (all of them: tarfile's
+    ``r:*`` probe of the archive itself counts too)."""
+    opened: list[int] = []
+
+    class Counting(gzip.GzipFile):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            opened.append(0)
+
+        def read(self, size: int | None = -1) -> bytes:
+            data = super().read(size)
+            opened[-1] += len(data)
+            return data
+
+    monkeypatch.setattr(image_mod.gzip, "GzipFile", Counting)
+    return opened
+
+
+def files_under(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_both_directories_from_one_pass_inflate_each_layer_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layers = [
+        mk_tar([d("manifests"), f("manifests/csv.yaml", "csv-1"), f("etc/passwd", "root")]),
+        mk_tar([d("metadata"), f("metadata/annotations.yaml", "a: 1"), f("usr/big", "x" * 5000)]),
+        mk_tar([f("manifests/crd.yaml", "crd"), f("metadata/extra.yaml", "e")]),
+    ]
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    streamed = count_layer_reads(monkeypatch)
+    gunzipped = inflations(monkeypatch)
+    dest = tmp_path / "bundle"
+    dest.mkdir()
+    with open_image(archive) as img:
+        outs = img.extract_directories(BUNDLE_DIRS, dest)
+    assert outs == [dest / "manifests", dest / "metadata"]
+    assert streamed == [0, 1, 2]
+    # Each layer inflated in full, once (tarfile's probe of the outer archive inflates nothing).
+    assert [n for n in gunzipped if n] == [len(t) for t in layers]
+    assert files_under(dest) == {
+        "manifests/crd.yaml": "crd",
+        "manifests/csv.yaml": "csv-1",
+        "metadata/annotations.yaml": "a: 1",
+        "metadata/extra.yaml": "e",
+    }
+    assert sorted(p.name for p in dest.iterdir()) == ["manifests", "metadata"]  # no scratch left
+    assert not any(p.is_symlink() for p in dest.rglob("*"))
+
+
+def test_one_directory_at_a_time_reads_every_layer_for_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What extract_directory (one path) does, for contrast with the one-pass call above.
+    layers = [mk_tar([f("manifests/a.yaml", "a"), f("metadata/b.yaml", "b")]), mk_tar([d("x")])]
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    streamed = count_layer_reads(monkeypatch)
+    with open_image(archive) as img:
+        for part in BUNDLE_DIRS:
+            img.extract_directory(part, tmp_path / part)
+    assert streamed == [0, 1, 0, 1]
+    assert (tmp_path / "manifests" / "a.yaml").read_text() == "a"
+    assert (tmp_path / "metadata" / "b.yaml").read_text() == "b"
+
+
+def test_whiteouts_across_layers_apply_to_both_directories(tmp_path: Path) -> None:
+    layers = [
+        mk_tar(
+            [
+                d("manifests"),
+                f("manifests/old-csv.yaml", "old"),
+                f("manifests/keep.yaml", "keep"),
+                d("metadata"),
+                f("metadata/annotations.yaml", "v1"),
+                f("metadata/stale.yaml", "stale"),
+            ]
+        ),
+        # Deletes one manifest, hides metadata's lower content; its own new file survives.
+        mk_tar(
+            [
+                f("manifests/.wh.old-csv.yaml"),
+                f("metadata/annotations.yaml", "v2"),
+                f("metadata/.wh..wh..opq"),
+            ]
+        ),
+        mk_tar([f("manifests/new-csv.yaml", "new"), f("manifests/.wh.keep.yaml")]),
+        mk_tar([f("manifests/keep.yaml", "back")]),  # re-added above its whiteout
+    ]
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with open_image(archive) as img:
+        img.extract_directories(BUNDLE_DIRS, dest)
+    one_at_a_time = tmp_path / "single"
+    one_at_a_time.mkdir()
+    with open_image(archive) as img:
+        for part in BUNDLE_DIRS:
+            img.extract_directory(part, one_at_a_time / part)
+    assert files_under(dest) == {
+        "manifests/keep.yaml": "back",
+        "manifests/new-csv.yaml": "new",
+        "metadata/annotations.yaml": "v2",
+    }
+    assert files_under(one_at_a_time) == files_under(dest)
+
+
+def test_links_between_the_directories_resolve_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layers = [
+        mk_tar(
+            [
+                f("metadata/annotations.yaml", "ann"),
+                sym("manifests/ann-link.yaml", "../metadata/annotations.yaml"),
+                hard("manifests/hard.yaml", "metadata/annotations.yaml"),
+                f("shared/crd.yaml", "crd"),
+                sym("manifests/crd.yaml", "/shared/crd.yaml"),  # outside both: a second pass
+            ]
+        )
+    ]
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    streamed = count_layer_reads(monkeypatch)
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with open_image(archive) as img:
+        img.extract_directories(BUNDLE_DIRS, dest)
+    assert streamed == [0, 0]  # the pass that found /shared, then the one that keeps it
+    assert files_under(dest) == {
+        "manifests/ann-link.yaml": "ann",
+        "manifests/crd.yaml": "crd",
+        "manifests/hard.yaml": "ann",
+        "metadata/annotations.yaml": "ann",
+    }
+    assert not any(p.is_symlink() for p in dest.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    ("layers", "message"),
+    [
+        # Named in the order asked for, as one directory at a time names them.
+        ([mk_tar([f("metadata/a.yaml", "a")])], r"label path /manifests is not present"),
+        ([mk_tar([f("manifests/a.yaml", "a")])], r"label path /metadata is not present"),
+        (
+            [mk_tar([f("manifests/a", "a"), f("metadata/a", "a")]), mk_tar([f(".wh.metadata")])],
+            r"label path /metadata was deleted by a whiteout in layer 1 \(sha256:",
+        ),
+        ([mk_tar([f("manifests/a", "a"), f("metadata", "a file")])], r"/metadata is a file"),
+        (
+            [mk_tar([f("manifests/a", "a"), sym("metadata/x", "../../../etc")])],
+            r"link under metadata escapes the image root",
+        ),
+        ([mk_tar([f("manifests/a", "a"), fifo("metadata/p")])], r"metadata/p is a device or fifo"),
+        (
+            [mk_tar([f("manifests/a", "a"), sym("metadata/x", "/nowhere")])],
+            r"link metadata/x under metadata points to /nowhere, which does not exist",
+        ),
+    ],
+)
+def test_one_pass_errors_name_the_image_and_the_directory(
+    tmp_path: Path, layers: list[bytes], message: str
+) -> None:
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with open_image(archive) as img, pytest.raises(InputError, match=message) as err:
+        img.extract_directories(BUNDLE_DIRS, dest)
+    assert str(err.value).startswith(f"{archive}: ")
+    assert list(dest.iterdir()) == []  # nothing half-written is left
+    single = tmp_path / "single"
+    single.mkdir()
+    with open_image(archive) as img, pytest.raises(InputError) as alone:
+        for part in BUNDLE_DIRS:
+            img.extract_directory(part, single / part)
+    assert str(alone.value) == str(err.value)
+
+
+def test_one_pass_keeps_the_decompression_budget(tmp_path: Path) -> None:
+    # Two layers of 1.5 MB each: within a 2 MB image budget one at a time, not together; one
+    # pass counts both layers against it, as each single-directory pass does.
+    pad = b"\0" * 1_500_000
+    layers = [mk_tar([f("manifests/a", "a"), f("pad1", pad)]), mk_tar([f("metadata/b", pad)])]
+    archive = one_image(tmp_path, Img(layers, labels={"bundle": "x"}))
+    dest = tmp_path / "out"
+    dest.mkdir()
+    small = dataclasses.replace(safe.limits(), max_archive_size=2_000_000)
+    with safe.using(small), open_image(archive) as img:
+        with pytest.raises(InputError, match=r"layer 1 \(sha256:.*decompression bomb"):
+            img.extract_directories(BUNDLE_DIRS, dest)
+        assert list(dest.iterdir()) == []
+        with pytest.raises(InputError, match=r"layer 1 \(sha256:.*decompression bomb"):
+            img.extract_directory("manifests", tmp_path / "single")
+
+
+def test_directories_already_there_are_refused(tmp_path: Path) -> None:
+    archive = one_image(tmp_path, Img([mk_tar([f("manifests/a", "a"), f("metadata/b", "b")])]))
+    dest = tmp_path / "out"
+    (dest / "metadata").mkdir(parents=True)
+    with open_image(archive) as img, pytest.raises(OutputError, match="metadata: already exists"):
+        img.extract_directories(BUNDLE_DIRS, dest)
+    assert [p.name for p in dest.iterdir()] == ["metadata"]
+    with open_image(archive) as img, pytest.raises(InputError, match="not a directory path"):
+        img.extract_directories(("manifests", "/"), tmp_path)

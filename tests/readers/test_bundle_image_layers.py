@@ -76,3 +76,24 @@ def test_the_release_decides_the_order_and_the_layers_do_not(tmp_path: Path) -> 
         # v1.28-v1.45 with an image: one olm.csv.metadata, no objects.
         assert kinds(rendered(archive, "1.28.0")) == []
         assert kinds(rendered(archive, "1.28.0", image="")) == by_value
+
+
+@pytest.mark.parametrize("shape", ["file-per-layer", "whiteouts", "opaque-directory"])
+def test_each_layer_is_read_once_for_both_directories(
+    tmp_path: Path, shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from olmcat.oci.archive import ImageArchive, Layer
+
+    bundle = demo_bundle(tmp_path)
+    image, final = SHAPES[shape](bundle, tmp_path)
+    archive = image.write_oci_archive(tmp_path / "image.tar", ref=REF)
+    streamed: list[int] = []
+    original = ImageArchive._layer_tar
+
+    def counting(self: ImageArchive, layer: Layer) -> object:
+        streamed.append(layer.index)
+        return original(self, layer)
+
+    monkeypatch.setattr(ImageArchive, "_layer_tar", counting)
+    assert rendered(archive, "1.26.5") == rendered(final, "1.26.5")
+    assert streamed == list(range(len(image.layers)))  # manifests/ and metadata/ in one pass

@@ -20,6 +20,8 @@ Catalog extraction applies the layers in order but only for the labelled path (t
 or the FBC configs dir) and what it needs: OCI/AUFS whiteouts (``.wh.<name>``, ``.wh..wh..opq``)
 of later layers are honoured, symlinks are resolved inside the image root (never on the host) and
 the result is written as plain files and directories only — ``dest_dir`` never receives a link.
+Several paths (a bundle image's ``manifests`` and ``metadata``) are extracted in one pass: each
+layer is inflated once for all of them (``ImageArchive.extract_directories``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -1003,6 +1005,32 @@ class ImageArchive:
             shutil.rmtree(holder, ignore_errors=True)
         return target
 
+    def extract_directories(self, image_paths: Sequence[str], dest: _StrPath) -> list[Path]:
+        """Materialise several directories of the image (a bundle image's ``manifests`` and
+        ``metadata``) under ``dest`` at their image paths (``dest/manifests``, ...), reading each
+        layer once for all of them; same rules and errors as :meth:`extract_directory`, the
+        directories checked in the order given. ``dest`` must exist and not hold them yet."""
+        wanted: list[tuple[str, str, Literal["sqlite", "fbc"]]] = []
+        for image_path in image_paths:
+            parts = _split_image_path(image_path)
+            if not parts:
+                raise self._fail(f"{_show(image_path)}: not a directory path inside the image")
+            wanted.append(("/".join(parts), f"/{image_path.strip('/')}", "fbc"))
+        root = Path(dest)
+        targets = [root.joinpath(*path.split("/")) for path, _, _ in wanted]
+        for target in targets:
+            if target.exists():
+                raise OutputError(f"{target}: already exists")
+        holder = Path(tempfile.mkdtemp(prefix=".olmcat-extract-", dir=root))
+        try:
+            outs = self._materialise_all(wanted, holder)
+            for out, target in zip(outs, targets, strict=True):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                out.rename(target)
+        finally:
+            shutil.rmtree(holder, ignore_errors=True)
+        return targets
+
     def _catalog_label(self, kind: Literal["sqlite", "fbc"] | None) -> tuple[str, str]:
         order = {
             None: (DATABASE_LABEL, CONFIGS_LABEL),
@@ -1019,26 +1047,46 @@ class ImageArchive:
     def _materialise(
         self, image_path: str, shown: str, want: Literal["sqlite", "fbc"], dest: Path
     ) -> Path:
+        return self._materialise_all([(image_path, shown, want)], dest)[0]
+
+    def _materialise_all(
+        self, wanted: Sequence[tuple[str, str, Literal["sqlite", "fbc"]]], dest: Path
+    ) -> list[Path]:
+        """Apply the layers once for every wanted (image path, shown name, kind) and write each
+        under ``dest``; another pass only when links lead outside what was tracked."""
         stage = Path(tempfile.mkdtemp(prefix=".olmcat-stage-", dir=dest))
-        scopes = {image_path}
+        last = wanted[0][1]
+        label_paths = tuple(path for path, _, _ in wanted)
+        scopes = set(label_paths)
         try:
             for _ in range(_MAX_PASSES):
                 self._inflated = 0
-                tree = _Tree(self, stage, frozenset(scopes), image_path)
+                tree = _Tree(self, stage, frozenset(scopes), label_paths)
                 for layer in self.layers:
                     with self._layer_tar(layer) as tar:
                         tree.apply(tar, layer)
-                needs = tree.needs or tree.collect_needs(image_path)
+                # Each wanted path as if alone: the first that needs more names a failure.
+                culprit, needs = None, set[str]()
+                for path, shown, _ in wanted:
+                    found = tree.needs_of(path) if tree.needs else tree.collect_needs(path)
+                    if found and found <= scopes:
+                        raise self._fail(f"cannot resolve links under {_show(shown)}")
+                    if found and culprit is None:
+                        culprit = shown
+                    needs |= found
+                needs.update(tree.needs)  # hardlinks of paths followed only for links
                 if not needs:
-                    out = dest.joinpath(*image_path.split("/"))
-                    tree.emit(image_path, shown, want, out)
-                    return out
-                if needs <= scopes:
-                    raise self._fail(f"cannot resolve links under {_show(shown)}")
+                    outs = []
+                    for path, shown, want in wanted:
+                        out = dest.joinpath(*path.split("/"))
+                        tree.emit(path, shown, want, out)
+                        outs.append(out)
+                    return outs
                 scopes |= needs
                 shutil.rmtree(stage)
                 stage.mkdir()
-            raise self._fail(f"too many link indirections under {_show(shown)}")
+                last = culprit or wanted[0][1]
+            raise self._fail(f"too many link indirections under {_show(last)}")
         finally:
             shutil.rmtree(stage, ignore_errors=True)
 
@@ -1059,6 +1107,9 @@ class _Node:
 class _Tree:
     """The image filesystem restricted to some paths (``scopes``) and their ancestors.
 
+    ``label_paths`` are the directories / files wanted (a catalog's label path, or a bundle's
+    ``manifests`` and ``metadata``): one tree, so each layer is read once for all of them.
+
     Paths in scope have their content written under ``stage`` (plain files and dirs only); their
     ancestors are tracked as nodes without content so whiteouts and links through them resolve.
     Links are never created on the host: symlinks stay in the tree, hardlinks become host hardlinks
@@ -1066,15 +1117,20 @@ class _Tree:
     """
 
     def __init__(
-        self, image: ImageArchive, stage: Path, scopes: frozenset[str], label_path: str
+        self,
+        image: ImageArchive,
+        stage: Path,
+        scopes: frozenset[str],
+        label_paths: tuple[str, ...],
     ) -> None:
         self._image = image
         self._stage = stage
         self._scopes = scopes
-        self._label_path = label_path
+        self._label_paths = label_paths
+        self._label_path = label_paths[0]  # the one being resolved (named in messages)
         self.root = _Node("dir", -1)
-        self.needs: set[str] = set()
-        self._deleted_by: Layer | None = None
+        self.needs: dict[str, str] = {}  # hardlink target to track -> the link's path (first)
+        self._deleted_by: dict[str, Layer] = {}
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -1148,7 +1204,7 @@ class _Tree:
                 )
 
     def _whiteout(self, dir_parts: list[str], base: str, layer: Layer) -> None:
-        had = self.lookup(self._label_path) is not None
+        had = [p for p in self._label_paths if self.lookup(p) is not None]
         if base == ".wh..wh..opq":
             parent_path = "/".join(dir_parts)
             node = self.lookup(parent_path)
@@ -1165,8 +1221,9 @@ class _Tree:
             node = None if parent is None or parent.kind != "dir" else parent.children.get(base[4:])
             if parent is not None and node is not None and not self._prune(node, path, layer.index):
                 del parent.children[base[4:]]
-        if had and self.lookup(self._label_path) is None:
-            self._deleted_by = layer
+        for label_path in had:
+            if self.lookup(label_path) is None:
+                self._deleted_by[label_path] = layer
 
     def _prune(self, node: _Node, path: str, layer: int) -> bool:
         """Remove what lower layers put at ``path``; keep what this layer added (spec: whiteouts
@@ -1241,7 +1298,7 @@ class _Tree:
             self._put(path, _Node("file", layer.index), layer)  # an ancestor: its kind suffices
             return
         if not self._in_scope(target):
-            self.needs.add(target)  # content not kept in this pass: ask for another
+            self.needs.setdefault(target, path)  # content not kept in this pass: ask again
             return
         if node is None or node.kind == "dir":
             raise self._image._fail(
@@ -1291,18 +1348,29 @@ class _Tree:
             node = child
         return "/".join(done), node
 
+    def needs_of(self, label_path: str) -> set[str]:
+        """The hardlink targets asked for by members at or under ``label_path``."""
+        return {
+            target
+            for target, member in self.needs.items()
+            if member == label_path or member.startswith(label_path + "/")
+        }
+
     def collect_needs(self, path: str) -> set[str]:
+        self._label_path = path
         needs: set[str] = set()
         self._walk(path, None, (), needs)
         return needs
 
     def emit(self, path: str, shown: str, want: Literal["sqlite", "fbc"], out: Path) -> None:
+        self._label_path = path
         resolved, node = self.resolve(path)
         if node is None:
-            if resolved == path and self._deleted_by is not None:
+            deleted_by = self._deleted_by.get(path)
+            if resolved == path and deleted_by is not None:
                 raise self._image._fail(
                     f"label path {_show(shown)} was deleted by a whiteout in "
-                    f"{self._image._layer_name(self._deleted_by)}"
+                    f"{self._image._layer_name(deleted_by)}"
                 )
             where = "" if resolved == path else f" (resolves to /{_show(resolved)})"
             raise self._image._fail(

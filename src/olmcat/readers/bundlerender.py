@@ -582,8 +582,7 @@ def _render_opened(
     scratch = safe.scratch_dir("bundle")  # olmcat-bundle-<pid>-*: a killed run's is swept
     shown = _Shown(str(scratch), what)
     try:
-        for part in (MANIFESTS_DIR, METADATA_DIR):
-            opened.extract_directory(part, scratch / part)
+        opened.extract_directories((MANIFESTS_DIR, METADATA_DIR), scratch)  # layers read once
         if not is_bundle_dir(scratch):
             raise InputError(f"{what}: the image has no /{MANIFESTS_DIR} or /{METADATA_DIR}")
         return render_bundle_dir(
