@@ -130,8 +130,7 @@ def load_new_bundle(
         with open_image(path) as opened:
             if not image:
                 image = next((r for r in opened.refs if "/" in r), "")
-            for part in ("manifests", "metadata"):
-                opened.extract_directory(part, scratch / part)
+            opened.extract_directories(("manifests", "metadata"), scratch)
         try:
             return _load_directory(scratch, image, f"{path}!", notify)
         except (InputError, ValidationError) as error:
