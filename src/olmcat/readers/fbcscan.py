@@ -710,7 +710,7 @@ class FbcScan:
                     where,
                 )
             )
-        if text.json and _BAD_BYTES.search(text.text):
+        if text.json and not text.text.isascii() and _BAD_BYTES.search(text.text):
             self._problem(
                 ScanProblem(
                     "invalid-utf8",
