@@ -20,7 +20,7 @@ from pathlib import Path
 
 from olmcat.errors import OutputError
 
-__all__ = ["check_cache_dir", "default_cache_dir", "ensure_cache_dir"]
+__all__ = ["cache_dir_ready", "check_cache_dir", "default_cache_dir", "ensure_cache_dir"]
 
 
 def default_cache_dir() -> Path:
@@ -95,3 +95,15 @@ def ensure_cache_dir(root: Path) -> Path:
     except FileNotFoundError:
         raise _refuse(Path(root), "it does not exist") from None
     return Path(root)
+
+
+def cache_dir_ready(root: Path, create: bool) -> bool:
+    """Apply the policy to ``root``: created when missing with ``create``; False when it does
+    not exist and ``create`` is off (a cache that was never written has nothing to give)."""
+    if create:
+        ensure_cache_dir(root)
+    elif os.path.lexists(root):
+        check_cache_dir(root)
+    else:
+        return False
+    return True

@@ -29,7 +29,7 @@ from typing import IO
 
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
-from olmcat.files.cachedir import check_cache_dir, default_cache_dir, ensure_cache_dir
+from olmcat.files.cachedir import cache_dir_ready, default_cache_dir
 from olmcat.files.output import CACHE, guarded
 from olmcat.oci.media import is_digest
 
@@ -71,16 +71,9 @@ class BlobCache:
     def _check_root(self, create: bool = False) -> bool:
         """Apply the cache-directory policy (:mod:`olmcat.files.cachedir`) once; False when the
         cache does not exist (and ``create`` is off)."""
-        if self._root_checked:
-            return True
-        if create:
-            ensure_cache_dir(self.root)
-        elif os.path.lexists(self.root):
-            check_cache_dir(self.root)
-        else:
-            return False
-        self._root_checked = True
-        return True
+        if not self._root_checked:
+            self._root_checked = cache_dir_ready(self.root, create)
+        return self._root_checked
 
     # -- paths -----------------------------------------------------------------------------
 

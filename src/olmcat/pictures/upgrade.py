@@ -28,13 +28,13 @@ from olmcat.pictures.text import attr, esc
 from olmcat.query.render_graph import PackageGraph, package_graph
 from olmcat.upgrade.check import (
     BLOCKING,
-    STATUSES,
     OperatorVerdict,
     Semantics,
     UpgradeReport,
     upgrade_check,
 )
 from olmcat.upgrade.inventory import Installed
+from olmcat.upgrade.render import summary_line
 
 __all__ = ["UpgradePictures", "operator_picture", "upgrade_html", "upgrade_pictures"]
 
@@ -312,19 +312,6 @@ def _section(index: int, verdict: OperatorVerdict, pictures: UpgradePictures, op
     return "".join(parts)
 
 
-def _verdict_line(report: UpgradeReport) -> str:
-    counts = report.counts()
-    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
-    blocking = len(report.blocking)
-    total = len(report.operators)
-    tail = (
-        f"{blocking} block{'s' if blocking == 1 else ''} the upgrade"
-        if blocking
-        else "nothing blocks the upgrade"
-    )
-    return f"{total} operator{'s' if total != 1 else ''}: {', '.join(parts)}; {tail}."
-
-
 def render_html(pictures: UpgradePictures, *, title: str = "Upgrade check") -> str:
     report = pictures.report
     target = f", target OpenShift {report.target_ocp}" if report.target_ocp else ""
@@ -333,7 +320,7 @@ def render_html(pictures: UpgradePictures, *, title: str = "Upgrade check") -> s
         f"(semantics {esc(report.semantics)}{esc(target)})"
     )
     css = "impact" if report.blocking else "st-ready"
-    body = [f'<p class="verdict {css}">{esc(_verdict_line(report))}</p>', legend("upgrade")]
+    body = [f'<p class="verdict {css}">{esc(summary_line(report) + ".")}</p>', legend("upgrade")]
     rows = []
     for index, verdict in enumerate(report.operators):
         key = f"{_who(verdict)} {verdict.installed.package}"

@@ -51,7 +51,7 @@ from typing import IO, Any
 
 from olmcat.errors import InputError, OutputError
 from olmcat.files import safe
-from olmcat.files.cachedir import check_cache_dir, default_cache_dir, ensure_cache_dir
+from olmcat.files.cachedir import cache_dir_ready, default_cache_dir
 from olmcat.files.digests import FileIndex, Stat, index_name, sha256, stat_key
 from olmcat.files.output import CACHE, guarded
 from olmcat.go.opm import OLDEST, OpmRelease
@@ -326,16 +326,9 @@ class RenderCache:
         return self.directory / key[:2] / key
 
     def _ready(self, create: bool) -> bool:
-        if self._checked:
-            return True
-        if create:
-            ensure_cache_dir(self.root)
-        elif os.path.lexists(self.root):
-            check_cache_dir(self.root)
-        else:
-            return False
-        self._checked = True
-        return True
+        if not self._checked:
+            self._checked = cache_dir_ready(self.root, create)
+        return self._checked
 
     # -- keys ----------------------------------------------------------------------------------
 

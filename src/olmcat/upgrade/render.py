@@ -35,7 +35,8 @@ def _route(verdict: OperatorVerdict) -> str:
     return "-"
 
 
-def _summary(report: UpgradeReport) -> str:
+def summary_line(report: UpgradeReport) -> str:
+    """One sentence (without its full stop) counting the verdicts and saying what blocks."""
     counts = report.counts()
     parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
     blocking = len(report.blocking)
@@ -68,7 +69,7 @@ def render_text(report: UpgradeReport) -> str:
         if verdict.suggested_channel:
             lines.append(f"    suggested channel: {verdict.suggested_channel}")
         lines.extend(f"    - {note}" for note in verdict.notes)
-    lines += ["", _summary(report)]
+    lines += ["", summary_line(report)]
     return "\n".join(lines) + "\n"
 
 
@@ -79,7 +80,7 @@ def _cell(text: str) -> str:
 def render_markdown(report: UpgradeReport) -> str:
     lines = [f"### Upgrade check: `{report.old}` → `{report.new}`", ""]
     target = f", target OpenShift **{report.target_ocp}**" if report.target_ocp else ""
-    lines += [f"Semantics **{report.semantics}**{target}. {_summary(report)}.", ""]
+    lines += [f"Semantics **{report.semantics}**{target}. {summary_line(report)}.", ""]
     lines += [
         "| | operator | package | channel | installed | status | head | path |",
         "|---|---|---|---|---|---|---|---|",
