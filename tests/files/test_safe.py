@@ -184,3 +184,39 @@ def test_json_depth_and_digits() -> None:
     assert documents == [(1, {"a": 1}), (2, [2]), (3, "x")]
     with pytest.raises(InputError, match=r"s\.json: document 2: nested deeper"):
         list(jsonio.iter_documents(io.StringIO("{} " + "[" * 400 + "]" * 400), "s.json"))
+
+
+_CTRL_C_IN_THE_TEMP_DIR_PROBE = """
+import os, signal, sys, tempfile
+from olmcat.files import safe
+
+def interrupted(signum, frame):  # olmcat's start-up handler: one line, then _exit
+    os._exit(130)
+
+signal.signal(signal.SIGINT, interrupted)
+
+def probe():  # what tempfile's first choice does: a file made, Ctrl-C, the file removed
+    name = os.path.join(os.environ["TMPDIR"], "probe0001")
+    open(name, "w").close()
+    os.kill(os.getpid(), signal.SIGINT)
+    os.unlink(name)
+    return os.environ["TMPDIR"]
+
+tempfile._get_default_tempdir = probe
+safe.clean_stale_scratch()
+"""
+
+
+def test_ctrl_c_while_tempfile_chooses_its_directory_leaves_no_probe_file(tmp_path: Path) -> None:
+    # Seen once in the signal tests: a Ctrl-C landing inside tempfile's first choice of
+    # directory ended the process between the probe file's creation and its removal.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_THE_TEMP_DIR_PROBE],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 130  # the interrupt still ends the run, after the probe
+    assert list(tmp.iterdir()) == []

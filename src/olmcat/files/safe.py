@@ -530,8 +530,28 @@ def _scratch_dirs(directory: str | None) -> Iterator[tuple[Path, int]]:
         yield candidate, int(parts[1])
 
 
+def settle_temp_dir() -> None:
+    """Let :mod:`tempfile` choose its directory now, with Ctrl-C held back until it has: the
+    first choice probes each candidate with a file it removes afterwards, and an interrupt
+    landing in between (olmcat's handler ends the process) would leave that file behind."""
+    if tempfile.tempdir is not None:
+        return
+    import signal  # here: most library calls never need it
+
+    held = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if held else set()
+    try:
+        with contextlib.suppress(OSError):  # no usable directory: the first real use says so
+            tempfile.gettempdir()
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def clean_stale_scratch(directory: str | None = None) -> list[Path]:
     """Remove ``olmcat-<kind>-<pid>-*`` directories whose process is gone; return them."""
+    if directory is None:
+        settle_temp_dir()
     removed: list[Path] = []
     for candidate, pid in _scratch_dirs(directory):
         if pid == os.getpid() or pid_alive(pid):
