@@ -62,7 +62,7 @@ from olmcat.readers.bundlefiles import (
 )
 from olmcat.readers.bundlerender import check_template, image_reference, render
 from olmcat.readers.parallel import map_in_order, worker_count
-from olmcat.readers.pkgman import Tree, walk_tree
+from olmcat.readers.pkgman import CI_FILE, Tree, WalkedDir, walk_tree
 from olmcat.readers.source import selected
 from olmcat.readers.update_modes import (
     MODES,
@@ -87,7 +87,6 @@ __all__ = [
     "read_package",
 ]
 
-CI_FILE = "ci.yaml"
 # community-operators ci.yaml updateGraph -> mode, as the oracle's bundle-index maps them.
 CI_UPDATE_GRAPH: dict[str, Mode] = {
     "replaces-mode": "replaces-then-semver",
@@ -103,6 +102,9 @@ CODE_MODE_FALLBACK = "bundledir.mode-fallback"
 CODE_CI_YAML = "bundledir.ci-yaml-ignored"
 CODE_MODE_UNUSED = "bundledir.mode-unused"
 CODE_NOT_IN_CHANNEL = "bundledir.not-in-channel"
+CODE_NESTED_BUNDLE = "bundledir.nested-bundle"
+CODE_CI_YAML_INVALID = "bundledir.ci-yaml-invalid"
+CODE_CI_YAML_FBC = "bundledir.ci-yaml-fbc"
 
 
 def parse_mode(text: str) -> Mode:
@@ -360,9 +362,92 @@ def assemble_package(
 # -- the tree reader ----------------------------------------------------------------------------
 
 
+# ci.yaml as operator pipelines read it. redhat-openshift-ecosystem/operator-pipelines loads
+# <operator>/ci.yaml whole (operatorcert/operator_repo/core.py, Operator.config; none: {}) and
+# checks it against operatorcert/schemas/ci-schema.json (seen at commit 86ff2b4e): an object,
+# other keys allowed, whose known keys are
+#   updateGraph      string, "replaces-mode" | "semver-mode" (default replaces-mode; the static
+#                    check check_ci_upgrade_graph fails other values; community-operators'
+#                    older "semver-skippatch-mode" is read too, as bundle-index maps it)
+#   reviewers        list of strings, at least one
+#   merge            boolean            cert_project_id  string
+#   fbc              object of exactly: enabled (boolean), catalog_mapping (list of objects with
+#                    template_name (string), type ("olm.template.basic" | "olm.semver") and
+#                    catalog_names (unique strings, at least one), all three required)
+# and community-operators' docs/operator-ci-yaml.md adds addReviewers (boolean).
+# Only updateGraph changes what olmcat builds; a malformed value of any key is a warning naming
+# it (updateGraph then falls back to the default mode).
+_CI_TEMPLATE_TYPES = ("olm.template.basic", "olm.semver")
+
+
+def _ci_problems(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, what is wrong with its value) for the keys of a ci.yaml the schema knows."""
+    problems: list[tuple[str, str]] = []
+
+    def check(key: str, ok: bool, expected: str, value: Any) -> bool:
+        if not ok:
+            problems.append((key, f"{expected}, not {_shown(value)}"))
+        return ok
+
+    def strings(key: str, value: Any, *, unique: bool = False) -> None:
+        if check(key, isinstance(value, list), "a list of strings", value):
+            if not check(key, bool(value), "at least one entry", value):
+                return
+            for index, item in enumerate(value):
+                check(f"{key}[{index}]", isinstance(item, str), "a string", item)
+            if unique and len({repr(v) for v in value}) != len(value):
+                problems.append((key, "the same name twice"))
+
+    for key in ("merge", "addReviewers"):
+        if key in document:
+            check(key, isinstance(document[key], bool), "true or false", document[key])
+    if "cert_project_id" in document:
+        value = document["cert_project_id"]
+        check("cert_project_id", isinstance(value, str), "a string", value)
+    if "reviewers" in document:
+        strings("reviewers", document["reviewers"])
+    fbc = document.get("fbc")
+    if "fbc" not in document or not check("fbc", isinstance(fbc, dict), "a mapping", fbc):
+        return problems
+    assert isinstance(fbc, dict)
+    for key in sorted(set(fbc) - {"enabled", "catalog_mapping"}, key=str):
+        problems.append((f"fbc.{key}", "not a key of fbc (enabled, catalog_mapping)"))
+    if "enabled" in fbc:
+        check("fbc.enabled", isinstance(fbc["enabled"], bool), "true or false", fbc["enabled"])
+    mapping = fbc.get("catalog_mapping")
+    if "catalog_mapping" not in fbc or not check(
+        "fbc.catalog_mapping", isinstance(mapping, list), "a list", mapping
+    ):
+        return problems
+    assert isinstance(mapping, list)
+    for index, entry in enumerate(mapping):
+        where = f"fbc.catalog_mapping[{index}]"
+        if not check(where, isinstance(entry, dict), "a mapping", entry):
+            continue
+        assert isinstance(entry, dict)
+        for key in ("template_name", "type", "catalog_names"):
+            if key not in entry:
+                problems.append((f"{where}.{key}", "missing (required)"))
+        if "template_name" in entry:
+            value = entry["template_name"]
+            check(f"{where}.template_name", isinstance(value, str), "a string", value)
+        if "type" in entry:
+            value = entry["type"]
+            check(f"{where}.type", value in _CI_TEMPLATE_TYPES,
+                  f"one of {', '.join(_CI_TEMPLATE_TYPES)}", value)  # fmt: skip
+        if "catalog_names" in entry:
+            strings(f"{where}.catalog_names", entry["catalog_names"], unique=True)
+    return problems
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
-    """The mode a community-operators ``ci.yaml`` in ``directory`` asks for (None: no ci.yaml
-    or no updateGraph)."""
+    """The mode the ``ci.yaml`` in ``directory`` asks for (None: no ci.yaml or no valid
+    updateGraph); what its schema refuses is a notice naming the key (see above)."""
     path = directory / CI_FILE
     if not path.is_file():
         return None
@@ -372,26 +457,64 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
         notify(
             Notice(
                 CODE_CI_YAML,
-                f"{path}: unreadable ({str(exc).splitlines()[0] if str(exc) else exc}); ignored",
-                file=str(path),
-            )
-        )
-        return None
-    document: Any = documents[0] if documents else None
-    value = document.get("updateGraph") if isinstance(document, dict) else None
-    if value is None:
-        return None
-    if value not in CI_UPDATE_GRAPH:
-        notify(
-            Notice(
-                CODE_CI_YAML,
-                f"{path}: unknown updateGraph {value!r} (known: {', '.join(CI_UPDATE_GRAPH)}); "
+                f"{path}: unreadable ({str(exc).splitlines()[0] if str(exc) else exc}); ignored, "
                 f"using {DEFAULT_MODE}",
                 file=str(path),
             )
         )
         return None
-    return CI_UPDATE_GRAPH[str(value)]
+    document: Any = documents[0] if documents else None
+    if document is None:
+        return None  # empty: no settings
+    if not isinstance(document, dict):
+        notify(
+            Notice(
+                CODE_CI_YAML,
+                f"{path}: not a mapping of settings but {_shown(document)}; ignored, using "
+                f"{DEFAULT_MODE}",
+                file=str(path),
+            )
+        )
+        return None
+    for key, problem in _ci_problems(document):
+        notify(
+            Notice(
+                CODE_CI_YAML_INVALID,
+                f"{path}: {key}: {problem} (operator pipelines' ci.yaml schema); olmcat does "
+                "not use it",
+                file=str(path),
+            )
+        )
+    fbc = document.get("fbc")
+    if isinstance(fbc, dict) and fbc.get("enabled") is True:
+        notify(
+            Notice(
+                CODE_CI_YAML_FBC,
+                f"{path}: fbc.enabled: operator pipelines build this operator's catalogs from "
+                "its catalog-templates/, not by adding its bundles to an index; read as an "
+                "index build of its bundle directories",
+                "info",
+                file=str(path),
+            )
+        )
+    value = document.get("updateGraph")
+    if value is None:  # (as the pipelines' check: missing, so the default mode)
+        return None
+    if not isinstance(value, str) or value not in CI_UPDATE_GRAPH:
+        notify(
+            Notice(
+                CODE_CI_YAML,
+                f"{path}: updateGraph: {_shown(value)} is not one of "
+                f"{', '.join(CI_UPDATE_GRAPH)}; ignored, using {DEFAULT_MODE}",
+                file=str(path),
+            )
+        )
+        return None
+    return CI_UPDATE_GRAPH[value]
+
+
+def _walked_bundle(walked: WalkedDir | None) -> bool:
+    return walked is not None and MANIFESTS_DIR in walked.subdirs and METADATA_DIR in walked.subdirs
 
 
 def _package_in(metadata: Metadata) -> str:
@@ -442,6 +565,8 @@ class BundleDirCatalog:
         self._exclude = frozenset(exclude_dirs)
         self.skipped: list[str] = []
         self._packages: dict[str, list[Path]] = {}
+        self.nested: list[Path] = []  # bundle directories left out: inside a version directory
+        self._operator_dirs: dict[Path, bool] = {}
         self.cache_hits = 0
         self._discover()
 
@@ -481,6 +606,10 @@ class BundleDirCatalog:
             if MANIFESTS_DIR not in dirnames or METADATA_DIR not in dirnames:
                 pending.extend(directory / d for d in reversed(dirnames))
                 continue
+            operator = self._operator_above(directory)
+            if operator is not None:
+                self._nested(directory, operator)
+                continue
             try:
                 package = self._package_of(directory)
             except ValidationError as error:
@@ -495,6 +624,53 @@ class BundleDirCatalog:
                     package=name,
                 )
             )
+
+    def _operator_above(self, directory: Path) -> Path | None:
+        """The operator directory a bundle directory is nested in, below one of its version
+        directories (``<operator>/2.0.0/bundle/{manifests,metadata}``); None for a bundle
+        directory where pipelines look for one. Operator pipelines take the bundles of an
+        operator directory from its children alone (operator-pipelines'
+        ``operatorcert/operator_repo/core.py``: ``Operator.all_bundles`` probes each child for
+        ``manifests/`` + ``metadata/``; an operator directory is one with such a child or a
+        ``ci.yaml``): a directory above the bundle's parent that is an operator directory so
+        makes the parent a version directory, and the bundle one no pipeline builds."""
+        parent = directory.parent
+        if directory == self.root or parent == self.root:
+            return None
+        for above in parent.parents:
+            if above != self.root and self.root not in above.parents:
+                return None  # never judged by what lies outside the root
+            if self._is_operator_dir(above):
+                return above
+            if above == self.root:
+                return None
+        return None
+
+    def _is_operator_dir(self, path: Path) -> bool:
+        known = self._operator_dirs.get(path)
+        if known is None:
+            by_path = self.tree.by_path
+            walked = by_path.get(path)
+            known = walked is not None and (
+                any(f.name == CI_FILE for f in walked.files)
+                or any(_walked_bundle(by_path.get(path / d)) for d in walked.subdirs)
+            )
+            self._operator_dirs[path] = known
+        return known
+
+    def _nested(self, directory: Path, operator: Path) -> None:
+        self.nested.append(directory)
+        version = directory.parent
+        self._notify(
+            Notice(
+                CODE_NESTED_BUNDLE,
+                f"{directory}: bundle directory inside version directory {version.name!r} of "
+                f"operator directory {operator}; left out: operator pipelines build bundles "
+                "only from <operator>/<version>/{manifests,metadata} (read, it would be one "
+                f"more bundle of the channel, its image tagged {directory.name!r})",
+                file=str(directory),
+            )
+        )
 
     def _package_of(self, directory: Path) -> str:
         """The package annotation of a bundle directory (ValidationError: the directory is

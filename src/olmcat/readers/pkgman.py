@@ -67,6 +67,9 @@ from olmcat.readers.parallel import map_in_order, worker_count
 from olmcat.readers.source import selected
 
 MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
+CI_FILE = "ci.yaml"  # operator pipelines' settings of an operator directory
+CODE_NOT_A_MANIFEST = "pkgman.not-a-manifest"
+_LOADER, _OWNED, _CONTENT, _TREE = "loader", "owned", "content", "tree"  # see _outside_bundles
 MANIFESTS_DIR, METADATA_DIR = "manifests", "metadata"  # a bundle-format directory
 PACKAGE_SUFFIXES = (".package.yaml", ".package.yml", ".package.json")
 CRD_GROUP = "apiextensions.k8s.io"
@@ -740,6 +743,12 @@ class PkgmanCatalog:
             self.candidates += result.candidates
         self.candidates.sort(key=lambda c: c.seq)
         self._manifest_dirs = {path.parent for _, path, _ in manifests_found}
+        outside = self._outside_bundles(bool(manifests_found))
+        if outside:
+            # Not manifests (see _outside_bundles): one note each, never a loader error.
+            self._note_outside(outside)
+            undecodable = [u for u in undecodable if u[1].parent not in outside]
+            self.candidates = [c for c in self.candidates if c.path.parent not in outside]
         for _, path, problem in sorted(undecodable, key=lambda item: item[0]):
             self._undecodable(path, problem)
         for candidate in self.candidates:
@@ -832,23 +841,95 @@ class PkgmanCatalog:
             return False
         return not any(d in path.parents for d in self._manifest_dirs)
 
+    def _outside_bundles(self, manifests_found: bool) -> dict[Path, Path | None]:
+        """Directories whose files are not manifests, each with the operator directory it is
+        part of: the files of a bundle-format operator directory (one holding
+        ``<version>/{manifests,metadata}``) outside its bundles' ``manifests/`` and
+        ``metadata/`` (``ci.yaml``, ``catalog-templates/``, ``<version>/tests/``, READMEs,
+        Makefiles), and, in a tree holding no package manifest at all, every file outside the
+        bundles (the root's for one). Operator pipelines build bundle images of ``manifests/``
+        and ``metadata/`` alone; no loader ever reads the rest. Package-manifest directories
+        (and everything below them) keep the initializer's rule."""
+        by_path = self.tree.by_path
+
+        def is_bundle(path: Path) -> bool:
+            walked = by_path.get(path)
+            return walked is not None and {MANIFESTS_DIR, METADATA_DIR} <= set(walked.subdirs)
+
+        # Top-down (walk order puts a directory before what it holds): each directory's state
+        # is LOADER (the initializer's rule), OWNED (at or below a package manifest's
+        # directory: the initializer's), CONTENT (a bundle's manifests/ or metadata/: the bundle
+        # readers'), or the operator directory its files belong to (TREE: the tree's).
+        state: dict[Path, str | Path] = {}
+        outside: dict[Path, Path | None] = {}
+        for walked in self.tree.directories:
+            path = walked.path
+            above = state.get(path.parent, _LOADER) if path != self.root else _LOADER
+            mine: str | Path
+            if above in (_CONTENT, _OWNED):
+                mine = above
+            elif path in self._manifest_dirs:
+                mine = _OWNED
+            elif path.name in (MANIFESTS_DIR, METADATA_DIR) and is_bundle(path.parent):
+                mine = _CONTENT
+            elif isinstance(above, Path):
+                mine = above
+            elif is_bundle(path):
+                mine = path.parent if path != self.root else path
+            elif any(is_bundle(path / d) for d in walked.subdirs):
+                mine = path
+            else:
+                mine = _LOADER if manifests_found else _TREE
+            state[path] = mine
+            if walked.files and (isinstance(mine, Path) or mine == _TREE):
+                outside[path] = mine if isinstance(mine, Path) else None
+        return outside
+
+    def _note_outside(self, outside: dict[Path, Path | None]) -> None:
+        for directory, operator in outside.items():
+            where = (
+                f"of bundle-format operator directory {operator}"
+                if operator is not None
+                else "of a tree without package manifests"
+            )
+            for tree_file in self.tree.by_path[directory].files:
+                path = tree_file.path
+                why = (
+                    "read for its updateGraph only"
+                    if path.name == CI_FILE and directory == operator
+                    else "operator pipelines build bundle images of manifests/ and metadata/ alone"
+                )
+                self._notify(
+                    Notice(
+                        CODE_NOT_A_MANIFEST,
+                        f"{path}: not read as a manifest: a file {where} outside its bundles' "
+                        f"manifests/ and metadata/ ({why})",
+                        "info",
+                        file=str(path),
+                    )
+                )
+
     def _undecodable(self, path: Path, problem: str) -> None:
-        message = f"{path}: not a manifest the legacy loader can decode ({problem}); ignored"
+        message = f"{path}: not a manifest the legacy loader can decode ({problem})"
         if has_manifest_extension(path):
+            if self.permissive:
+                message += "; ignored, as initializer --permissive ignores it"
             self._error("pkgman.undecodable-file", message, path)
         else:
+            message += "; ignored (not named *.yaml, *.yml or *.json)"
             self._notify(Notice("pkgman.undecodable-file", message, "info", file=str(path)))
 
     def _add_bundle(self, candidate: CsvCandidate) -> None:
         path = candidate.path
         label = f"{path}: bundle {candidate.name!r}"
+        kept = "left out, " if self.permissive else ""  # (without: the run stops)
         for problem in candidate.errors:
             message = f"{label}: {problem} (the bundle is kept)"
             self._error("pkgman.owned-crd-missing", message, path, bundle=candidate.name)
         if candidate.fatal:
             self._error(
                 "pkgman.bundle-rejected",
-                f"{label}: left out, the legacy loader refuses it: {'; '.join(candidate.fatal)}",
+                f"{label}: {kept}the legacy loader refuses it: {'; '.join(candidate.fatal)}",
                 path,
                 bundle=candidate.name,
             )
@@ -857,7 +938,7 @@ class PkgmanCatalog:
         if first is not None:
             self._error(
                 "pkgman.duplicate-csv",
-                f"{label}: left out, a CSV of that name was loaded first from {first.path}",
+                f"{label}: {kept}a CSV of that name was loaded first from {first.path}",
                 path,
                 bundle=candidate.name,
             )
