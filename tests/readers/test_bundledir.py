@@ -28,7 +28,13 @@ from olmcat.readers.bundledir import (
 )
 from olmcat.readers.update_modes import Mode
 from tests.support.builders import csv as csv_doc
-from tests.support.bundletrees import chain, write_bundle
+from tests.support.bundletrees import (
+    PIPELINE_FILES,
+    chain,
+    nest_bundle,
+    write_bundle,
+    write_pipeline_files,
+)
 from tests.support.paths import parse_stream
 
 
@@ -573,3 +579,293 @@ def test_notices_are_picklable_through_workers(
     assert [p.name for p in read(tmp_path, notify=log)] == ["aaa", "bbb"]
     assert [n.code for n in log] == ["bundledir.object-without-kind"] * 2
     assert json.dumps([n.to_json() for n in log])
+
+
+# -- operator directories as operator pipelines lay them out (issue 29) ------------------------
+
+
+def _migrated(root: Path, out: Path, **kwargs: Any) -> tuple[dict[str, bytes], NoticeLog]:
+    log = NoticeLog()
+    migrate_pkgman(root, out, notify=log, **kwargs)
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.json"))}, log
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINE_FILES))
+def test_a_file_outside_the_bundles_is_noted_never_refused(tmp_path: Path, name: str) -> None:
+    chain(tmp_path / "tree", "demo", "1.0.0", "1.1.0")
+    (path,) = write_pipeline_files(tmp_path / "tree" / "demo", "1.0.0", [name])
+    strict, log = _migrated(tmp_path / "tree", tmp_path / "strict")
+    permissive, plog = _migrated(tmp_path / "tree", tmp_path / "permissive", permissive=True)
+    assert strict == permissive and list(strict) == ["demo/catalog.json"]
+    for notices in (log, plog):
+        noted = [n for n in notices if n.code == "pkgman.not-a-manifest"]
+        assert [(n.file, n.severity) for n in noted] == [(str(path), "info")]
+        assert "outside its bundles' manifests/ and metadata/" in noted[0].message
+        assert not [n for n in notices if n.severity == "error"]
+
+
+def test_every_pipeline_file_at_once_in_walk_order(tmp_path: Path) -> None:
+    chain(tmp_path, "demo", "1.0.0", "1.1.0")
+    write_pipeline_files(tmp_path / "demo", "1.0.0")
+    (tmp_path / "demo" / "1.1.0" / "bundle.Dockerfile").write_text("FROM scratch\n")
+    log = NoticeLog()
+    migrate_pkgman(tmp_path, tmp_path / "out", notify=log)
+    noted = [
+        str(Path(n.file).relative_to(tmp_path / "demo"))
+        for n in log
+        if n.code == "pkgman.not-a-manifest"
+    ]
+    assert noted == [  # Go's walk order: byte-sorted names, files and directories interleaved
+        "1.0.0/release-config.yaml",
+        "1.0.0/tests/scorecard/config.yaml",
+        "1.1.0/bundle.Dockerfile",
+        "Makefile",
+        "README.md",
+        "catalog-templates/basic.yaml",
+        "catalog-templates/semver.yaml",
+        "ci.yaml",
+    ]
+    ci = next(n for n in log if n.file.endswith("ci.yaml"))
+    assert "read for its updateGraph only" in ci.message
+
+
+def test_files_outside_bundles_of_a_tree_without_package_manifests(tmp_path: Path) -> None:
+    write_bundle(tmp_path / "operators", "demo", "1.0.0")
+    (tmp_path / "config.yaml").write_text("organization: [unclosed\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ci.yaml").write_text("")
+    log = NoticeLog()
+    migrate_pkgman(tmp_path, tmp_path / "out", notify=log)
+    noted = {Path(n.file).name: n.message for n in log if n.code == "pkgman.not-a-manifest"}
+    assert sorted(noted) == ["ci.yaml", "config.yaml"]
+    assert "of a tree without package manifests" in noted["config.yaml"]
+
+
+def _package_manifest_tree(root: Path) -> None:
+    from tests.support.pkgman_trees import chain as pkgman_chain
+    from tests.support.pkgman_trees import write_package
+
+    write_package(
+        root, "legacy", [("stable", "legacy.v0.2.0")], pkgman_chain("legacy", "0.1.0", "0.2.0")
+    )
+
+
+def test_package_manifest_trees_keep_the_initializers_rule(tmp_path: Path) -> None:
+    """Beside a package manifest every *.yaml must decode; the strict error says what stops
+    the run (nothing "ignored"), the permissive notice what was ignored."""
+    _package_manifest_tree(tmp_path)
+    chain(tmp_path, "demo", "1.0.0")
+    write_pipeline_files(tmp_path / "demo", "1.0.0", ["ci.yaml", "catalog-templates/basic.yaml"])
+    # Beside a CSV (so read in both modes): a list where the loader wants an object.
+    stray = tmp_path / "legacy" / "0.1.0" / "ci.yaml"
+    stray.write_text('packageName: legacy\nchannels: ["stable"]\n')
+    with pytest.raises(ValidationError) as refused:
+        migrate_pkgman(tmp_path, tmp_path / "out")
+    message = str(refused.value)
+    assert message.startswith(f"{stray}: not a manifest the legacy loader can decode (")
+    assert "ignored" not in message and "(and " not in message  # the bundle-format ones: noted
+    assert message.endswith("--permissive loads what loads, as initializer --permissive does")
+    log = NoticeLog()
+    migrate_pkgman(tmp_path, tmp_path / "out", notify=log, permissive=True)
+    (error,) = [n for n in log if n.severity == "error"]
+    assert error.message.endswith("; ignored, as initializer --permissive ignores it")
+    noted = sorted(Path(n.file).name for n in log if n.code == "pkgman.not-a-manifest")
+    assert noted == ["basic.yaml", "ci.yaml"]
+
+
+def test_a_stray_yaml_at_the_root_of_a_mixed_tree_is_the_loaders(tmp_path: Path) -> None:
+    _package_manifest_tree(tmp_path / "legacy-ops")
+    chain(tmp_path / "bundle-ops", "demo", "1.0.0")
+    (tmp_path / "notes.yaml").write_text("a: [unclosed\n")
+    with pytest.raises(ValidationError, match=r"notes\.yaml: not a manifest the legacy loader"):
+        migrate_pkgman(tmp_path, tmp_path / "out")
+
+
+def test_strict_loader_errors_do_not_say_left_out(tmp_path: Path) -> None:
+    _package_manifest_tree(tmp_path)
+    broken = csv_doc("legacy.v0.3.0", "0.3.0")
+    broken["spec"]["install"] = "not an install strategy"
+    (tmp_path / "legacy" / "0.3.0").mkdir()
+    (tmp_path / "legacy" / "0.3.0" / "csv.yaml").write_text(yaml.safe_dump(broken))
+    with pytest.raises(ValidationError) as refused:
+        migrate_pkgman(tmp_path, tmp_path / "out")
+    assert "the legacy loader refuses it" in str(refused.value)
+    assert "left out" not in str(refused.value)
+    log = NoticeLog()
+    migrate_pkgman(tmp_path, tmp_path / "out", notify=log, permissive=True)
+    assert any("left out, the legacy loader refuses it" in n.message for n in log)
+
+
+def test_a_nested_bundle_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    chain(tmp_path, "demo", "1.0.0", "1.1.0")
+    write_pipeline_files(tmp_path / "demo", "1.0.0", ["ci.yaml"])
+    expected, _ = _migrated(tmp_path, tmp_path / "expected")
+    nested = nest_bundle(tmp_path, "demo", "2.0.0", replaces="demo.v1.1.0")
+    for permissive in (False, True):
+        out = tmp_path / f"out-{permissive}"
+        got, log = _migrated(tmp_path, out, permissive=permissive)
+        assert got == expected
+        (warning,) = [n for n in log if n.code == "bundledir.nested-bundle"]
+        assert (warning.severity, warning.file) == ("warning", str(nested))
+        assert "inside version directory '2.0.0' of operator directory" in warning.message
+        assert "left out" in warning.message
+        # Its files are the nested bundle's: not noted one by one.
+        assert not [n for n in log if n.code == "pkgman.not-a-manifest" and "2.0.0" in n.file]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "sibling versions",  # demo/1.0.0 is a bundle: demo is an operator directory
+        "only nested versions with a ci.yaml",  # ci.yaml makes demo an operator directory
+        "two levels down",
+    ],
+)
+def test_nested_bundle_shapes(tmp_path: Path, shape: str) -> None:
+    if shape == "sibling versions":
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path, "demo", "2.0.0")
+    elif shape == "only nested versions with a ci.yaml":
+        nest_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path, "demo", "2.0.0")
+        (tmp_path / "demo" / "ci.yaml").write_text("updateGraph: semver-mode\n")
+    else:
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path / "demo" / "2.0.0", "x", "bundle", inner="", name="demo.v2.0.0")
+    log = NoticeLog()
+    catalog = BundleDirCatalog(tmp_path, notify=log)
+    nested = sorted(Path(n.file).relative_to(tmp_path).as_posix() for n in log)
+    expected = {
+        "sibling versions": ["demo/2.0.0/bundle"],
+        "only nested versions with a ci.yaml": ["demo/1.0.0/bundle", "demo/2.0.0/bundle"],
+        "two levels down": ["demo/2.0.0/x/bundle"],
+    }[shape]
+    assert nested == expected
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in catalog.nested) == expected
+    assert {n.code for n in log} == {"bundledir.nested-bundle"}
+
+
+@pytest.mark.parametrize("root", ["repository", "operator directory", "version directory"])
+def test_bundles_where_pipelines_look_are_not_nested(tmp_path: Path, root: str) -> None:
+    repo = tmp_path / "repo"
+    write_bundle(repo / "operators", "demo", "1.0.0")
+    nest_bundle(repo / "operators", "demo", "2.0.0")
+    (repo / "operators" / "demo" / "ci.yaml").write_text("updateGraph: replaces-mode\n")
+    start = {
+        "repository": repo,
+        "operator directory": repo / "operators" / "demo",
+        "version directory": repo / "operators" / "demo" / "2.0.0",  # one bundle, asked for
+    }[root]
+    log = NoticeLog()
+    catalog = BundleDirCatalog(start, notify=log)
+    nested = [n for n in log if n.code == "bundledir.nested-bundle"]
+    if root == "version directory":
+        assert not nested and catalog.bundle_dirs("demo") == [start / "bundle"]
+    else:
+        assert [Path(n.file) for n in nested] == [repo / "operators" / "demo" / "2.0.0" / "bundle"]
+        assert catalog.bundle_dirs("demo") == [repo / "operators" / "demo" / "1.0.0"]
+
+
+# ci.yaml against operator-pipelines' schema (operatorcert/schemas/ci-schema.json): the text,
+# the notices it gives (code, the key named), the edges of the two-bundle replaces chain.
+_VALID_CI = """\
+updateGraph: semver-mode
+reviewers: [alice, bob]
+addReviewers: true
+merge: false
+cert_project_id: "5f0c"
+channels: ["stable"]
+fbc:
+  enabled: false
+  catalog_mapping:
+    - template_name: basic.yaml
+      type: olm.template.basic
+      catalog_names: ["v4.14", "v4.15"]
+"""
+SEMVER = [("demo.v1.0.0", "", ()), ("demo.v1.0.1", "demo.v1.0.0", ())]
+CI_CASES: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "valid, every key": (_VALID_CI, []),
+    "empty file": ("", []),
+    "updateGraph null": ("updateGraph:\n", []),
+    "updateGraph a list": (
+        "updateGraph: [semver-mode]\n",
+        [("bundledir.ci-yaml-ignored", "updateGraph")],
+    ),
+    "updateGraph unknown": (
+        "updateGraph: skip-mode\n",
+        [("bundledir.ci-yaml-ignored", "updateGraph")],
+    ),
+    "not a mapping": ("- updateGraph: semver-mode\n", [("bundledir.ci-yaml-ignored", "")]),
+    "does not parse": ("updateGraph: [\n", [("bundledir.ci-yaml-ignored", "")]),
+    "reviewers a string": ("reviewers: alice\n", [("bundledir.ci-yaml-invalid", "reviewers")]),
+    "reviewers empty": ("reviewers: []\n", [("bundledir.ci-yaml-invalid", "reviewers")]),
+    "reviewers a number": (
+        "reviewers: [alice, 7]\n",
+        [("bundledir.ci-yaml-invalid", "reviewers[1]")],
+    ),
+    "merge a string": ("merge: 'yes'\n", [("bundledir.ci-yaml-invalid", "merge")]),
+    "addReviewers a string": (
+        "addReviewers: sure\n",
+        [("bundledir.ci-yaml-invalid", "addReviewers")],
+    ),
+    "cert_project_id a number": (
+        "cert_project_id: 12\n",
+        [("bundledir.ci-yaml-invalid", "cert_project_id")],
+    ),
+    "fbc a list": ("fbc: [enabled]\n", [("bundledir.ci-yaml-invalid", "fbc")]),
+    "fbc unknown key": (
+        "fbc: {enabled: false, catalogs: []}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.catalogs")],
+    ),
+    "fbc.enabled a string": (
+        "fbc: {enabled: 'true'}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.enabled")],
+    ),
+    "fbc enabled": ("fbc: {enabled: true}\n", [("bundledir.ci-yaml-fbc", "fbc.enabled")]),
+    "catalog_mapping a mapping": (
+        "fbc: {catalog_mapping: {a: b}}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.catalog_mapping")],
+    ),
+    "catalog_mapping entry without type": (
+        "fbc:\n  catalog_mapping:\n  - {template_name: t.yaml, catalog_names: [v4.15]}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.catalog_mapping[0].type")],
+    ),
+    "catalog_mapping unknown type": (
+        "fbc:\n  catalog_mapping:\n  - {template_name: t, type: olm.fbc, catalog_names: [v4.15]}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.catalog_mapping[0].type")],
+    ),
+    "catalog_names twice the same": (
+        "fbc:\n  catalog_mapping:\n  - {template_name: t, type: olm.semver, catalog_names: [a, a]}"
+        "\n",
+        [("bundledir.ci-yaml-invalid", "fbc.catalog_mapping[0].catalog_names")],
+    ),
+    "a bad key beside a good updateGraph": (
+        "updateGraph: semver-mode\nreviewers: 3\n",
+        [("bundledir.ci-yaml-invalid", "reviewers")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CI_CASES))
+def test_ci_yaml_is_read_as_operator_pipelines_read_it(tmp_path: Path, case: str) -> None:
+    text, expected = CI_CASES[case]
+    for version in ("1.0.0", "1.0.1"):
+        write_bundle(tmp_path, "demo", version)  # no replaces: replaces mode refuses two heads
+    (tmp_path / "demo" / "ci.yaml").write_text(text)
+    log = NoticeLog()
+    pkg = only(tmp_path, notify=log)
+    ci_path = str(tmp_path / "demo" / "ci.yaml")
+    got = []
+    for notice in log:
+        if notice.code.startswith("bundledir.ci-yaml"):
+            assert notice.file == ci_path
+            key = notice.message.removeprefix(f"{ci_path}: ").split(":")[0]
+            got.append((notice.code, key if key in {k for _, k in expected} else ""))
+    assert got == expected
+    # The mode: semver-mode where updateGraph says so, else the default (replaces, refused for
+    # two unrelated bundles, then semver: the same edges, with a fallback notice).
+    assert edges(pkg, "stable") == SEMVER
+    semver_asked = "updateGraph: semver-mode" in text and case != "not a mapping"
+    assert log.codes()["bundledir.mode-fallback"] == (not semver_asked)
+    warned = [n for n in log if n.code == "bundledir.ci-yaml-invalid"]
+    assert all("olmcat does not use it" in n.message for n in warned)

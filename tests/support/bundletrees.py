@@ -472,3 +472,47 @@ def bundle_image(bundle_dir: Path, path: Path, *, ref: str = "", form: str = "oc
         return path
     path.write_bytes(_tar([("blobs", None), ("blobs/sha256", None), *layout]))
     return path
+
+
+# -- operator directories as operator pipelines lay them out (issue 29) ----------------------------
+
+
+def nest_bundle(
+    root: Path, package: str, version: str, inner: str = "bundle", **kwargs: Any
+) -> Path:
+    """``<root>/<package>/<version>/<inner>/{manifests,metadata}``: a bundle one level below its
+    version directory (no pipeline builds it)."""
+    scratch = root / f".nest-{package}-{version}"
+    made = write_bundle(scratch, package, version, **kwargs)
+    target = root / package / version / inner
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(made), str(target))
+    shutil.rmtree(scratch)
+    return target
+
+
+# Files operator pipelines keep beside bundles: none is a manifest. Relative to the operator
+# directory; "{v}" is a version directory of the operator.
+PIPELINE_FILES: dict[str, str] = {
+    # channels as a list of strings: no package manifest's channels.
+    "ci.yaml": 'updateGraph: replaces-mode\nreviewers:\n  - someone\nchannels: ["stable"]\n',
+    "catalog-templates/basic.yaml": "schema: olm.template.basic\nentries: [\n",  # does not parse
+    "catalog-templates/semver.yaml": "Schema: olm.semver\nStable:\n  Bundles: []\n",
+    "{v}/tests/scorecard/config.yaml": "",  # empty
+    "README.md": "# An operator\n\nIts ClusterServiceVersion lives in each version's manifests/.\n",
+    "Makefile": "bundle:\n\topm alpha bundle build\n",
+    "{v}/release-config.yaml": "catalog_templates:\n  - template_name: basic.yaml\n",
+}
+
+
+def write_pipeline_files(
+    operator_dir: Path, version: str, names: list[str] | None = None
+) -> list[Path]:
+    """The files of PIPELINE_FILES (or those named) in an operator directory; their paths."""
+    out = []
+    for name in names if names is not None else list(PIPELINE_FILES):
+        path = operator_dir / name.replace("{v}", version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PIPELINE_FILES[name])
+        out.append(path)
+    return out

@@ -46,6 +46,9 @@ def summary(result: MigrateResult, destination: str) -> str:
         notes.append(f"{errors} loader errors")
     if warnings:
         notes.append(f"{warnings} warnings")
+    not_read = sum(1 for n in result.notices if n.code == "pkgman.not-a-manifest")
+    if not_read:
+        notes.append(f"{not_read} files outside bundles not read as manifests, named in --report")
     if result.cached_bundles:
         notes.append(f"{result.cached_bundles} bundles from the cache")
     if result.cached_packages:

@@ -886,28 +886,30 @@ class PkgmanCatalog:
         return outside
 
     def _note_outside(self, outside: dict[Path, Path | None]) -> None:
-        for directory, operator in outside.items():
+        """One note per file, in walk order."""
+        files = [f for d in outside for f in self.tree.by_path[d].files]
+        for tree_file in sorted(files, key=lambda f: f.seq):
+            directory, operator = tree_file.directory, outside[tree_file.directory]
             where = (
                 f"of bundle-format operator directory {operator}"
                 if operator is not None
                 else "of a tree without package manifests"
             )
-            for tree_file in self.tree.by_path[directory].files:
-                path = tree_file.path
-                why = (
-                    "read for its updateGraph only"
-                    if path.name == CI_FILE and directory == operator
-                    else "operator pipelines build bundle images of manifests/ and metadata/ alone"
+            path = tree_file.path
+            why = (
+                "read for its updateGraph only"
+                if path.name == CI_FILE and directory == operator
+                else "operator pipelines build bundle images of manifests/ and metadata/ alone"
+            )
+            self._notify(
+                Notice(
+                    CODE_NOT_A_MANIFEST,
+                    f"{path}: not read as a manifest: a file {where} outside its bundles' "
+                    f"manifests/ and metadata/ ({why})",
+                    "info",
+                    file=str(path),
                 )
-                self._notify(
-                    Notice(
-                        CODE_NOT_A_MANIFEST,
-                        f"{path}: not read as a manifest: a file {where} outside its bundles' "
-                        f"manifests/ and metadata/ ({why})",
-                        "info",
-                        file=str(path),
-                    )
-                )
+            )
 
     def _undecodable(self, path: Path, problem: str) -> None:
         message = f"{path}: not a manifest the legacy loader can decode ({problem})"
