@@ -869,3 +869,45 @@ def test_ci_yaml_is_read_as_operator_pipelines_read_it(tmp_path: Path, case: str
     assert log.codes()["bundledir.mode-fallback"] == (not semver_asked)
     warned = [n for n in log if n.code == "bundledir.ci-yaml-invalid"]
     assert all("olmcat does not use it" in n.message for n in warned)
+
+
+def test_cli_strict_run_of_a_pipeline_tree_counts_and_reports_what_it_skipped(
+    tmp_path: Path,
+) -> None:
+    tree = tmp_path / "tree"
+    chain(tree, "demo", "1.0.0", "1.1.0")
+    skipped = write_pipeline_files(tree / "demo", "1.0.0")
+    nested = nest_bundle(tree, "demo", "2.0.0", replaces="demo.v1.1.0")
+    outputs = {}
+    for flags in ([], ["--permissive"]):
+        out, report = tmp_path / f"out{len(flags)}", tmp_path / f"report{len(flags)}.json"
+        result = CliRunner().invoke(
+            cli, ["migrate", "pkgman", str(tree), str(out), "--report", str(report), *flags]
+        )
+        assert result.exit_code == 0, result.output
+        lines = result.stderr.splitlines()
+        assert lines[0] == f"olmcat: warning: {nested}: " + (
+            f"bundle directory inside version directory '2.0.0' of operator directory "
+            f"{tree / 'demo'}; left out: operator pipelines build bundles only from "
+            "<operator>/<version>/{manifests,metadata} (read, it would be one more bundle of "
+            "the channel, its image tagged 'bundle')"
+        )
+        assert (
+            f"(1 warnings, {len(skipped)} files outside bundles not read as manifests, named "
+            "in --report" in lines[-1]
+        )
+        assert len(lines) == 2  # the notes go to --report only
+        notices = json.loads(report.read_text())["notices"]
+        assert sorted(n["file"] for n in notices if n["code"] == "pkgman.not-a-manifest") == (
+            sorted(map(str, skipped))
+        )
+        assert [n["file"] for n in notices if n["code"] == "bundledir.nested-bundle"] == [
+            str(nested)
+        ]
+        outputs[len(flags)] = (out / "demo" / "catalog.json").read_bytes()
+    assert outputs[0] == outputs[1]
+    blobs = parse_stream(outputs[0].decode())
+    assert [b["name"] for b in blobs if b["schema"] == "olm.bundle"] == [
+        "demo.v1.0.0",
+        "demo.v1.1.0",
+    ]

@@ -448,3 +448,41 @@ def test_loader_errors_inside_bundle_format_directories_are_notes(tmp_path: Path
     catalog = PkgmanCatalog(tmp_path, notify=notices)
     assert catalog.package_names() == ["demo"]
     assert [(n.code, n.severity) for n in notices] == [("pkgman.bundle-rejected", "info")]
+
+
+def test_bundle_format_operator_directories_hold_no_loader_errors(tmp_path: Path) -> None:
+    """Issue 29: beside bundle-format versions (no package manifest), nothing is a manifest:
+    an unparsable template, an empty scorecard config, a ci.yaml whose channels is a list of
+    strings, a CSV lying outside the bundles: noted (info), never loaded, never an error."""
+    from tests.support.bundletrees import write_bundle
+
+    write_bundle(tmp_path, "demo", "1.0.0")
+    operator = tmp_path / "demo"
+    (operator / "ci.yaml").write_text('channels: ["stable"]\n')
+    (operator / "catalog-templates").mkdir()
+    (operator / "catalog-templates" / "basic.yaml").write_text("entries: [\n")
+    (operator / "1.0.0" / "tests" / "scorecard").mkdir(parents=True)
+    (operator / "1.0.0" / "tests" / "scorecard" / "config.yaml").write_text("")
+    (operator / "deploy").mkdir()
+    (operator / "deploy" / "csv.yaml").write_text(yaml.safe_dump(csv_doc("demo.v0.9.0", "0.9.0")))
+    log = NoticeLog()
+    catalog = PkgmanCatalog(tmp_path, notify=log, require=False)
+    assert catalog.bundles == {} and catalog.package_names() == []
+    assert [(n.code, n.severity, Path(n.file).relative_to(operator).as_posix()) for n in log] == [
+        ("pkgman.not-a-manifest", "info", "1.0.0/tests/scorecard/config.yaml"),
+        ("pkgman.not-a-manifest", "info", "catalog-templates/basic.yaml"),
+        ("pkgman.not-a-manifest", "info", "ci.yaml"),
+        ("pkgman.not-a-manifest", "info", "deploy/csv.yaml"),
+    ]
+
+
+def test_beside_a_package_manifest_every_yaml_must_decode(tmp_path: Path) -> None:
+    pkg_dir = write_package(tmp_path, "demo", [("stable", "demo.v1.0.0")], chain("demo", "1.0.0"))
+    (pkg_dir / "ci.yaml").write_text('packageName: demo\nchannels: ["stable"]\n')
+    with pytest.raises(ValidationError) as refused:
+        read(tmp_path)
+    assert str(refused.value) == (
+        f"{pkg_dir / 'ci.yaml'}: not a manifest the legacy loader can decode (cannot decode it "
+        "into a package manifest: channels[0]: a string where an object is expected); "
+        "--permissive loads what loads, as initializer --permissive does"
+    )
