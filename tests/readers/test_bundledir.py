@@ -626,7 +626,7 @@ def test_every_pipeline_file_at_once_in_walk_order(tmp_path: Path) -> None:
         "ci.yaml",
     ]
     ci = next(n for n in log if n.file.endswith("ci.yaml"))
-    assert "read for its updateGraph only" in ci.message
+    assert "its updateGraph sets the mode unless --mode does" in ci.message
 
 
 def test_files_outside_bundles_of_a_tree_without_package_manifests(tmp_path: Path) -> None:

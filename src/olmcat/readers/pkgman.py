@@ -897,7 +897,7 @@ class PkgmanCatalog:
             )
             path = tree_file.path
             why = (
-                "read for its updateGraph only"
+                "operator pipelines' settings: its updateGraph sets the mode unless --mode does"
                 if path.name == CI_FILE and directory == operator
                 else "operator pipelines build bundle images of manifests/ and metadata/ alone"
             )
