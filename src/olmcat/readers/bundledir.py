@@ -12,7 +12,11 @@ directory holding the package's bundle directories, else ``replaces-then-semver`
 values map as the oracle's ``bundle-index`` maps them: ``replaces-mode`` is
 ``replaces-then-semver`` (replaces; if ``opm registry add --mode replaces`` refuses the package,
 each bundle in semver mode), ``semver-mode`` is ``semver``, ``semver-skippatch-mode`` is
-``semver-skippatch``.
+``semver-skippatch``. The rest of ``ci.yaml`` is checked against operator pipelines' schema
+(see ``_ci_problems``): a value it refuses is a warning naming the key.
+
+Bundles are taken where operator pipelines take them: a bundle directory nested below a version
+directory of an operator directory (``<operator>/2.0.0/bundle/``) is left out with a warning.
 
 What the index build refuses is refused: the whole package (replaces mode), or one bundle (semver
 modes add bundles one at a time). With ``permissive`` a refused package or bundle is left out with

@@ -7,6 +7,12 @@ directories (``manifests/`` + ``metadata/annotations.yaml``) outside those packa
 A package that has a package manifest *and* bundle-format directories elsewhere in the tree is
 read from the package manifest, as the legacy ``initializer`` reads it (it knows nothing of
 bundle annotations); its bundle-format definition is left out with a warning.
+
+Operator directories laid out as operator pipelines lay them out (``<operator>/<version>/
+{manifests,metadata}`` beside ``ci.yaml``, ``catalog-templates/``, ``<version>/tests/``, ...) hold
+no manifest outside their bundles: the loader notes those files and never fails on them
+(``pkgman.not-a-manifest``), and a bundle nested below a version directory is left out with a
+warning (``bundledir.nested-bundle``), as no pipeline builds it.
 """
 
 from __future__ import annotations

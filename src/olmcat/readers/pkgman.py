@@ -22,7 +22,11 @@ The legacy ``initializer`` (operator-registry's ``DirectoryLoader``) walks the t
 Without ``permissive`` any error refuses the tree (the initializer exits non-zero), with one
 deviation: files not named ``*.yaml``, ``*.yml`` or ``*.json`` that do not decode (READMEs,
 Dockerfiles, images) are reported, not fatal. With ``permissive`` every error is reported and
-what loaded is migrated, as ``initializer --permissive``.
+what loaded is migrated, as ``initializer --permissive``. Files the initializer never sees in an
+index build are no manifests at all: those of a bundle-format operator directory outside its
+bundles' ``manifests/`` and ``metadata/`` (``ci.yaml``, templates, tests, READMEs), and in a tree
+without package manifests every file outside the bundles; each is a note, in both modes
+(:meth:`PkgmanCatalog._outside_bundles`).
 
 ``opm migrate`` then writes every bundle listed in a channel (manifests as ``olm.bundle.object``,
 properties from the CSV's APIs and ``olm.properties`` annotation, related images), the package icon
