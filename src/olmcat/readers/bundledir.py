@@ -66,7 +66,7 @@ from olmcat.readers.bundlefiles import (
 )
 from olmcat.readers.bundlerender import check_template, image_reference, render
 from olmcat.readers.parallel import map_in_order, worker_count
-from olmcat.readers.pkgman import CI_FILE, Tree, WalkedDir, walk_tree
+from olmcat.readers.pkgman import CI_FILE, Tree, walk_tree, walked_bundle
 from olmcat.readers.source import selected
 from olmcat.readers.update_modes import (
     MODES,
@@ -517,10 +517,6 @@ def _ci_update_graph(directory: Path, notify: NoticeSink) -> Mode | None:
     return CI_UPDATE_GRAPH[value]
 
 
-def _walked_bundle(walked: WalkedDir | None) -> bool:
-    return walked is not None and MANIFESTS_DIR in walked.subdirs and METADATA_DIR in walked.subdirs
-
-
 def _package_in(metadata: Metadata) -> str:
     if not metadata.annotations.package:
         raise ValidationError(f"{metadata.annotations_file}: no {ANNOTATION_PACKAGE} annotation")
@@ -657,7 +653,7 @@ class BundleDirCatalog:
             walked = by_path.get(path)
             known = walked is not None and (
                 any(f.name == CI_FILE for f in walked.files)
-                or any(_walked_bundle(by_path.get(path / d)) for d in walked.subdirs)
+                or any(walked_bundle(by_path.get(path / d)) for d in walked.subdirs)
             )
             self._operator_dirs[path] = known
         return known

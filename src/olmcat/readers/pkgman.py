@@ -146,6 +146,11 @@ class Tree:
         return _ignored(path, self.root, self.specs)
 
 
+def walked_bundle(walked: WalkedDir | None) -> bool:
+    """Whether a directory of the walk is a bundle directory (``manifests/`` + ``metadata/``)."""
+    return walked is not None and MANIFESTS_DIR in walked.subdirs and METADATA_DIR in walked.subdirs
+
+
 def walk_tree(root: Path) -> Tree:
     """Walk ``root`` once, as Go's ``filepath.Walk`` would (see :class:`_GoWalker`), with the
     input policy applied; the root is registered as an input root."""
@@ -857,8 +862,7 @@ class PkgmanCatalog:
         by_path = self.tree.by_path
 
         def is_bundle(path: Path) -> bool:
-            walked = by_path.get(path)
-            return walked is not None and {MANIFESTS_DIR, METADATA_DIR} <= set(walked.subdirs)
+            return walked_bundle(by_path.get(path))
 
         # Top-down (walk order puts a directory before what it holds): each directory's state
         # is LOADER (the initializer's rule), OWNED (at or below a package manifest's
