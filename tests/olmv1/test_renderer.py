@@ -30,6 +30,24 @@ def bundle(modes: list[str], name: str = "") -> RegistryV1:
     return RegistryV1("", csv, (), ())
 
 
+def recorder(seen: list[Options]) -> Any:
+    """A generator that records the options it is called with and makes nothing."""
+
+    def generator(rv1: RegistryV1, opts: Options) -> list[dict[str, Any]]:
+        seen.append(opts)
+        return []
+
+    return generator
+
+
+def marker(calls: list[str], mark: str) -> Any:
+    def validator(rv1: RegistryV1) -> list[str]:
+        calls.append(mark)
+        return []
+
+    return validator
+
+
 def _ids(cases: list[dict[str, Any]], test: str) -> list[str]:
     return [f"{test}[{i + 1}/{len(cases)}]" for i in range(len(cases))]
 
@@ -85,7 +103,7 @@ def test_validates_bundle() -> None:
 def test_creates_correct_default_options() -> None:
     """Test_BundleRenderer_CreatesCorrectDefaultOptions."""
     seen: list[Options] = []
-    renderer = BundleRenderer(generators=(lambda rv1, opts: seen.append(opts) or [],))
+    renderer = BundleRenderer(generators=(recorder(seen),))
     renderer.render(bundle(["AllNamespaces"]), "install-namespace")
     assert seen[0].install_namespace == "install-namespace"
     assert seen[0].target_namespaces == ("",)
@@ -121,9 +139,7 @@ def test_returns_resource_generator_errors() -> None:
 
 def test_validator_calls_all_validation_fns_in_order() -> None:  # Test_BundleValidatorCallsAll...
     calls: list[str] = []
-    renderer = BundleRenderer(
-        validators=(lambda rv1: calls.append("h") or [], lambda rv1: calls.append("i") or [])
-    )
+    renderer = BundleRenderer(validators=(marker(calls, "h"), marker(calls, "i")))
     renderer.render(bundle(["AllNamespaces"]), "")
     assert "".join(calls) == "hi"
 
@@ -134,7 +150,7 @@ def test_validator_calls_all_validation_fns_in_order() -> None:  # Test_BundleVa
 def test_with_deployment_config(config: dict[str, Any] | None) -> None:
     """Test_WithDeploymentConfig."""
     seen: list[Options] = []
-    renderer = BundleRenderer(generators=(lambda rv1, opts: seen.append(opts) or [],))
+    renderer = BundleRenderer(generators=(recorder(seen),))
     renderer.render(bundle(["AllNamespaces"]), "test-namespace", deployment_config=config)
     assert seen[0].deployment_config == config
 
@@ -142,7 +158,7 @@ def test_with_deployment_config(config: dict[str, Any] | None) -> None:
 def test_with_unique_name_generator() -> None:
     """Test_WithUniqueNameGenerator."""
     seen: list[Options] = []
-    renderer = BundleRenderer(generators=(lambda rv1, opts: seen.append(opts) or [],))
+    renderer = BundleRenderer(generators=(recorder(seen),))
     renderer.render(
         bundle(["AllNamespaces"]), "ns", unique_name_generator=lambda s, o: "a man needs a name"
     )
