@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from olmcat.errors import OutputError
 from olmcat.notices import NoticeSink, discard
 from olmcat.olmv1.bundle import RegistryV1, read_bundle
 from olmcat.olmv1.config import (
@@ -47,6 +48,7 @@ __all__ = [
     "render_source",
     "sorted_objects",
     "to_yaml",
+    "write_manifests",
     "yaml_stream",
 ]
 
@@ -126,11 +128,12 @@ def render_source(
     watch_namespace: str | None = None,
     config: dict[str, Any] | str | None = None,
     cert_provider: str | None = None,
+    platform: str | None = None,
     notify: NoticeSink = discard,
 ) -> RenderResult:
     """Read a bundle directory or bundle image (see :func:`olmcat.olmv1.bundle.read_bundle`) and
     render it with :func:`render_bundle`."""
-    bundle = read_bundle(source, notify=notify)
+    bundle = read_bundle(source, platform=platform, notify=notify)
     objects = render_bundle(
         bundle,
         install_namespace,
@@ -139,3 +142,19 @@ def render_source(
         cert_provider=cert_provider,
     )
     return RenderResult(bundle, tuple(objects))
+
+
+def write_manifests(out_dir: Path, files: Sequence[tuple[str, str]]) -> None:
+    """Write ``files`` (name, text) into ``out_dir``, which must not exist or be empty."""
+    from olmcat.files.output import open_output, writing
+
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise OutputError(f"{out_dir}: exists and is not a directory")
+        if any(out_dir.iterdir()):
+            raise OutputError(f"{out_dir}: exists and is not empty (give a new directory)")
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in files:
+        with open_output(out_dir / name, "w", newline="") as handle:
+            handle.write(text)
