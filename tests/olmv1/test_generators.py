@@ -14,8 +14,7 @@ import pytest
 from olmcat.files.yaml import load
 from olmcat.olmv1.bundle import RegistryV1
 from olmcat.olmv1.render import generators
-from olmcat.olmv1.render.generators import Options
-from olmcat.olmv1.render.renderer import RenderError
+from olmcat.olmv1.render.generators import Options, RenderError
 from tests.support.paths import DATA
 
 TABLE = load((DATA / "olmv1" / "generators_test.yaml").read_text(), where="generators_test.yaml")

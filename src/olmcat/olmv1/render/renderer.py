@@ -21,6 +21,17 @@ from olmcat.olmv1.render.generators import GENERATORS, Manifest, Options, Render
 from olmcat.olmv1.render.names import unique_name
 from olmcat.olmv1.validators import RULES, go_list
 
+__all__ = [
+    "REGISTRY_V1",
+    "BundleRenderer",
+    "RenderError",
+    "manifest_files",
+    "render",
+    "sorted_objects",
+    "to_yaml",
+    "yaml_stream",
+]
+
 
 def supported_install_modes(rv1: RegistryV1) -> set[str]:
     return rv1.supported_install_modes()
