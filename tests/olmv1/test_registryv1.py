@@ -4,6 +4,8 @@ quantities as Go writes them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from olmcat.olmv1.bundle import RegistryV1
@@ -51,7 +53,7 @@ def test_resource_generators_has_all_generators() -> None:
     )
 
 
-def _bundle(other: dict[str, object]) -> RegistryV1:
+def _bundle(other: dict[str, Any]) -> RegistryV1:
     csv = {
         "kind": "ClusterServiceVersion",
         "metadata": {"name": "test-bundle"},
