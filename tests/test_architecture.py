@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "export": 4,
     "render": 4,
     "pictures": 4,
+    "olmv1": 4,
     "__init__": 5,
     "commands": 6,
     "cli": 6,
