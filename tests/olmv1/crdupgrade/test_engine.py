@@ -1,0 +1,264 @@
+"""The CRD upgrade-safety engine against its specs, as data.
+
+* operator-controller v1.11.0 ``rukpak/preflights/crdupgradesafety/crdupgradesafety_test.go``
+  (``TestInstall``, ``TestUpgrade``, ``TestUpgrade_OneOf*``, ``TestUpgrade_UnhandledChanges_*``)
+  on its ``testdata/manifests`` pairs, copied to ``tests/data/olmv1/crdupgrade/manifests``;
+* ``unhandled_message_test.go`` (the concise summary);
+* crdify's end-to-end suite (``test/*/{a.yaml,b.yaml,expected.json}``, crdify with no
+  configuration), copied to ``tests/data/olmv1/crdupgrade/crdify``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from olmcat.olmv1.crdupgrade.engine import (
+    CRDIFY_DEFAULT,
+    OLM_V1_11,
+    Config,
+    compare_crds,
+    concise_unhandled,
+)
+from tests.support.paths import DATA
+
+MANIFESTS = DATA / "olmv1" / "crdupgrade" / "manifests"
+CRDIFY = DATA / "olmv1" / "crdupgrade" / "crdify"
+
+
+def _crd(name: str) -> dict[str, Any]:
+    value = json.loads((MANIFESTS / name).read_text())
+    return value if isinstance(value, dict) else value[0]
+
+
+def _preflight_error(old: str, new: str, config: Config = OLM_V1_11) -> str:
+    """What v1.11.0's preflight returns for one CRD: "" when the upgrade is allowed."""
+    return compare_crds(_crd(old), _crd(new), config).error()
+
+
+# (case name as in crdupgradesafety_test.go, old file, new file, wanted substrings, unwanted)
+PREFLIGHT_CASES: list[tuple[str, str, str, list[str], list[str]]] = [
+    ("valid upgrade", "old-crd.json", "crd-valid-upgrade.json", [], []),
+    (
+        "new crd validation failures (all except existing field removal)",
+        "old-crd.json",
+        "crd-invalid-upgrade.json",
+        [
+            "scope:",
+            "storedVersionRemoval:",
+            "enum:",
+            "required:",
+            "maximum:",
+            "maxItems:",
+            "maxLength:",
+            "maxProperties:",
+            "minimum:",
+            "minItems:",
+            "minLength:",
+            "minProperties:",
+            "default:",
+        ],
+        [],
+    ),
+    (
+        "new crd validation failure for existing field removal",
+        "old-crd.json",
+        "crd-field-removed.json",
+        ["existingFieldRemoval:"],
+        [],
+    ),
+    (
+        "new crd validation should not fail on description changes",
+        "old-crd.json",
+        "crd-description-changed.json",
+        [],
+        [],
+    ),
+    (
+        "optional field addition should not fail",
+        "crd-optional-field-old.json",
+        "crd-optional-field-new.json",
+        [],
+        [],
+    ),
+    (
+        "webhook conversion strategy exists",
+        "crd-conversion-webhook-old.json",
+        "crd-conversion-webhook.json",
+        [],
+        [],
+    ),
+    (
+        "new crd validation failure when missing conversion strategy and enum values removed",
+        "crd-conversion-webhook-old.json",
+        "crd-conversion-no-webhook.json",
+        [
+            'validating upgrade for CRD "crontabs.stable.example.com": v1 -> v2: '
+            "^.spec.foobarbaz: enum: allowed enum values removed"
+        ],
+        [],
+    ),
+    (
+        "success when old crd and new crd contain the exact same validation issues",
+        "crd-conversion-no-webhook.json",
+        "crd-conversion-no-webhook.json",
+        [],
+        [],
+    ),
+    (
+        "failure when old crd and new crd contain the exact same validation issues, but new crd "
+        "introduces another validation issue",
+        "crd-conversion-no-webhook.json",
+        "crd-conversion-no-webhook-extra-issue.json",
+        [
+            'validating upgrade for CRD "crontabs.stable.example.com":',
+            'v1 -> v2: ^.spec.extraField: type: type changed : "boolean" -> "string"',
+        ],
+        ["v1 -> v2: ^.spec.foobarbaz: enum: allowed enum values removed"],
+    ),
+    (
+        "complex breaking changes should fail",
+        "crd-complex-breaking-changes-old.json",
+        "crd-complex-breaking-changes-new.json",
+        [
+            'validating upgrade for CRD "services.networking.example.com"',
+            "type: type changed",
+            "nullable: nullable added",
+            "oneOf: oneOf constraint added",
+        ],
+        [],
+    ),
+    (
+        "OneOfRemoved: removing oneOf subschemas should fail",
+        "crd-oneof-removed-old.json",
+        "crd-oneof-removed-new.json",
+        ["oneOf: allowed oneOf schemas removed"],
+        [],
+    ),
+    (
+        "OneOfAdded: adding oneOf required constraints to existing property should report oneOf "
+        "error",
+        "crd-oneof-safe-addition-old.json",
+        "crd-oneof-safe-addition-new.json",
+        ["oneOf: oneOf constraint added"],
+        ["unhandled", "type:"],
+    ),
+    (
+        "UnhandledChanges_InSpec_DefaultPolicy: unhandled spec changes cause error by default",
+        "crd-unhandled-old.json",
+        "crd-unhandled-new.json",
+        ["unhandled changes found", 'Format "" -> "email"'],
+        ["v1.JSONSchemaProps"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "wanted", "unwanted"),
+    [pytest.param(*case[1:], id=case[0]) for case in PREFLIGHT_CASES],
+)
+def test_preflight_case(old: str, new: str, wanted: list[str], unwanted: list[str]) -> None:
+    error = _preflight_error(old, new)
+    if not wanted:
+        assert error == ""
+    for text in wanted:
+        assert text in error
+    for text in unwanted:
+        assert text not in error
+
+
+def test_unhandled_changes_policy_error() -> None:
+    """TestUpgrade_UnhandledChanges_PolicyError: conversion Ignore, unhandled Error, nothing else
+    configured (so description and enum additions are enforced too)."""
+    config = Config(conversion="Ignore", unhandled="Error")
+    error = _preflight_error("crd-unhandled-old.json", "crd-unhandled-new.json", config)
+    assert "unhandled changes found" in error
+    assert 'Format "" -> "email"' in error
+
+
+def test_preflight_error_is_the_joined_findings() -> None:
+    """errors.Join: the CRD prefix once, then one finding a line."""
+    result = compare_crds(_crd("old-crd.json"), _crd("crd-invalid-upgrade.json"))
+    lines = result.error().split("\n")
+    assert lines[0] == (
+        'validating upgrade for CRD "crontabs.stable.example.com": scope: scope changed : '
+        '"Cluster" -> "Namespaced"'
+    )
+    assert 'storedVersionRemoval: stored versions removed : [v1]' in lines
+    assert 'v2: ^.spec.defaultVal: default: default added when there was none previously : "\\"foo\\""' in lines
+    assert len(lines) == len(result.findings)
+
+
+# unhandled_message_test.go
+@pytest.mark.parametrize(
+    ("raw", "want"),
+    [
+        pytest.param("some other error", "some other error", id="NoPrefix"),
+        pytest.param(
+            'unhandled changes found :\n- Format: ""\n+ Format: "email"\n',
+            'unhandled changes found (Format "" -> "email")',
+            id="SingleChange",
+        ),
+        pytest.param(
+            'unhandled changes found :\n- Format: ""\n+ Format: "email"\n- Default: nil\n'
+            '+ Default: "value"\n- Title: ""\n+ Title: "Widget"\n- Description: "old"\n'
+            '+ Description: "new"\n',
+            'unhandled changes found (Format "" -> "email"; Default nil -> "value"; '
+            'Title "" -> "Widget"; Description "old" -> "new")',
+            id="MultipleChanges",
+        ),
+        pytest.param(
+            "unhandled changes found :\n- Default: &v1.JSONSchemaProps{}\n"
+            '+ Default: &v1.JSONSchemaProps{Type: "string"}\n',
+            "unhandled changes found (Default <complex value> -> <complex value> (changed))",
+            id="SkipComplexValues",
+        ),
+    ],
+)
+def test_concise_unhandled_message(raw: str, want: str) -> None:
+    assert concise_unhandled(raw) == want
+
+
+# -- crdify's end-to-end suite ---------------------------------------------------------------------
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    documents = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return documents[0]
+
+
+def _expected(path: Path) -> Counter[tuple[str, str, str, str]]:
+    data = json.loads(path.read_text()) if path.read_text().strip() else {}
+    out: Counter[tuple[str, str, str, str]] = Counter()
+    for result in data.get("crdValidation") or []:
+        for error in result.get("errors") or []:
+            out[("", "", result["name"], error)] += 1
+    for key in ("sameVersionValidation", "servedVersionValidation"):
+        for versioned in data.get(key) or []:
+            for prop in versioned.get("propertyComparisons") or []:
+                for result in prop.get("comparisonResults") or []:
+                    for error in result.get("errors") or []:
+                        if result["name"] == "unhandled":
+                            error = concise_unhandled(error)
+                        out[(versioned["version"], prop["property"], result["name"], error)] += 1
+    return out
+
+
+E2E = sorted(p.name for p in CRDIFY.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", E2E)
+def test_crdify_end_to_end(case: str) -> None:
+    base = CRDIFY / case
+    result = compare_crds(_load_yaml(base / "a.yaml"), _load_yaml(base / "b.yaml"), CRDIFY_DEFAULT)
+    got = Counter((f.version, f.path, f.rule, f.message) for f in result.findings)
+    assert got == _expected(base / "expected.json")
+
+
+def test_crdify_end_to_end_cases_are_all_here() -> None:
+    assert len(E2E) == 22
