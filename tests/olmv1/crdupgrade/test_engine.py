@@ -189,8 +189,11 @@ def test_preflight_error_is_the_joined_findings() -> None:
         'validating upgrade for CRD "crontabs.stable.example.com": scope: scope changed : '
         '"Cluster" -> "Namespaced"'
     )
-    assert 'storedVersionRemoval: stored versions removed : [v1]' in lines
-    assert 'v2: ^.spec.defaultVal: default: default added when there was none previously : "\\"foo\\""' in lines
+    assert "storedVersionRemoval: stored versions removed : [v1]" in lines
+    assert (
+        'v2: ^.spec.defaultVal: default: default added when there was none previously : "\\"foo\\""'
+        in lines
+    )
     assert len(lines) == len(result.findings)
 
 

@@ -188,7 +188,8 @@ def _as_dict(value: Any, where: str) -> dict[str, Any]:
 
 def _read_crd(obj: dict[str, Any], assume_stored: bool) -> tuple[_Crd, bool]:
     meta = _as_dict(obj.get("metadata"), "CRD metadata")
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    raw_name = meta.get("name")
+    name = raw_name if isinstance(raw_name, str) else ""
     where = f"CRD {go_quote(name)}"
     spec = _as_dict(obj.get("spec"), f"{where}: spec")
     raw_versions = spec.get("versions") or []
@@ -235,7 +236,7 @@ def _read_crd(obj: dict[str, Any], assume_stored: bool) -> tuple[_Crd, bool]:
     )
 
 
-# -- CRD-wide validations ----------------------------------------------------------------------------
+# -- CRD-wide validations --------------------------------------------------------------------------
 
 
 def _go_list(items: Iterable[str]) -> str:
@@ -257,7 +258,7 @@ def _stored_version_removal(old: _Crd, new: _Crd) -> list[str]:
 
 
 def _existing_field_removal(old: _Crd, new: _Crd) -> list[str]:
-    out = []
+    out: list[str] = []
     for version in new.versions:
         existing = next((v for v in old.versions if v.name == version.name), None)
         if existing is None:
@@ -274,7 +275,7 @@ _CRD_CHECKS: dict[str, Callable[[_Crd, _Crd], list[str]]] = {
 }
 
 
-# -- property validations (each clears the fields it handles) ------------------------------------------
+# -- property validations (each clears the fields it handles) --------------------------------------
 
 Schema = dict[str, Any]
 
@@ -406,7 +407,7 @@ _PROPERTY_CHECKS: dict[str, Callable[[Schema, Schema, Config], list[str]]] = {
 }
 
 
-# -- Go's json.Marshal of a JSONSchemaProps struct (the oneOf validation's set members) -----------------
+# -- Go's json.Marshal of a JSONSchemaProps struct (the oneOf validation's set members) ------------
 
 
 def _marshal_value(kind: str, value: Any) -> str:
@@ -484,7 +485,7 @@ def _marshal_subschema(schema: Schema) -> str:
     return _marshal_schema({k: v for k, v in schema.items() if k not in ("description", "example")})
 
 
-# -- unhandled changes ---------------------------------------------------------------------------------
+# -- unhandled changes -----------------------------------------------------------------------------
 
 
 def _go_value(kind: str, value: Any) -> str:
@@ -585,7 +586,7 @@ def _normalize(value: str) -> str:
     return value
 
 
-# -- the runner --------------------------------------------------------------------------------------
+# -- the runner ------------------------------------------------------------------------------------
 
 
 @dataclass

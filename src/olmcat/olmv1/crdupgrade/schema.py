@@ -204,7 +204,11 @@ def typed(schema: Any, where: str = "schema") -> dict[str, Any]:
             if not isinstance(value, list):
                 raise _bad(where, key, "a list")
             rules = [
-                {k: rule[k] for k in _RULE_FIELDS if isinstance(rule, dict) and rule.get(k) is not None and rule.get(k) != ""}
+                {
+                    k: rule[k]
+                    for k in _RULE_FIELDS
+                    if isinstance(rule, dict) and rule.get(k) is not None and rule.get(k) != ""
+                }
                 for rule in value
             ]
             if rules:
@@ -257,7 +261,8 @@ def flatten(schema: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
 
 
 def drop_children(schema: dict[str, Any]) -> dict[str, Any]:
-    """A shallow copy without ``properties`` and ``items`` (``DropChildrenPropertiesFromJSONSchema``)."""
+    """A shallow copy without ``properties`` and ``items``
+    (crdify's ``DropChildrenPropertiesFromJSONSchema``)."""
     return {k: v for k, v in schema.items() if k not in ("properties", "items")}
 
 
