@@ -39,6 +39,7 @@ __all__ = [
     "check_package",
     "diff_crd_safety",
     "landing_bundle",
+    "upgrade_crd_safety",
 ]
 
 CODE_UNREAD = "olmv1.crd-safety.unread"
@@ -312,6 +313,21 @@ class CrdSafetyCollector:
         if pairs:
             self.results.append(check_package(old_pkg, new_pkg, pairs, self.contents, self.notify))
 
+    def inventory_observer(
+        self, inventory: list[Installed]
+    ) -> Callable[[str, PackageCatalog | None, PackageCatalog | None], None]:
+        """An ``upgrade_check`` observer checking each package's installed operators."""
+        by_package: dict[str, list[Installed]] = {}
+        for item in inventory:
+            by_package.setdefault(item.package, []).append(item)
+
+        def observe(
+            name: str, old_pkg: PackageCatalog | None, new_pkg: PackageCatalog | None
+        ) -> None:
+            self.installed(old_pkg, new_pkg, by_package.get(name, []))
+
+        return observe
+
     def report(self) -> CrdSafetyReport:
         return CrdSafetyReport(tuple(sorted(self.results, key=lambda p: p.package)))
 
@@ -338,5 +354,30 @@ def diff_crd_safety(
         notify=notify,
         semantics=semantics,
         observe=collector.diff_observer,
+    )
+    return collector.report()
+
+
+def upgrade_crd_safety(
+    old: str,
+    new: str,
+    inventory: list[Installed],
+    *,
+    semantics: str = "legacy",
+    images: bool = True,
+    notify: NoticeSink = discard,
+) -> CrdSafetyReport:
+    """``upgrade-check --crd-safety`` as one call: for every installed operator, the CRDs of its
+    bundle against those of the bundle upgrade-check's resolver lands on in NEW."""
+    from olmcat.upgrade.check import upgrade_check
+
+    collector = CrdSafetyCollector(notify=notify, semantics=semantics, images=images)
+    upgrade_check(
+        old,
+        new,
+        inventory,
+        semantics=semantics,  # type: ignore[arg-type]
+        notify=notify,
+        observe=collector.inventory_observer(inventory),
     )
     return collector.report()
