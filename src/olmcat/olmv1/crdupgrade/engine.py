@@ -44,6 +44,7 @@ __all__ = [
     "Finding",
     "compare_crds",
     "concise_unhandled",
+    "run_validation",
 ]
 
 Enforcement = Literal["Error", "Warn", "None"]
@@ -713,3 +714,23 @@ def compare_crds(
 
 
 _ = JSONRaw  # re-exported type of typed JSON values
+
+
+def run_validation(
+    name: str, old: dict[str, Any], new: dict[str, Any], config: Config = CRDIFY_DEFAULT
+) -> tuple[list[str], list[str]]:
+    """One validation alone, as crdify's ``Comparator.Compare``: (errors, warnings) under the
+    validation's enforcement in ``config``. ``old``/``new`` are CRDs for the CRD-wide validations,
+    schemas for the property ones."""
+    if name in _CRD_CHECKS:
+        messages = _CRD_CHECKS[name](_read_crd(old, False)[0], _read_crd(new, False)[0])
+    elif name in _PROPERTY_CHECKS:
+        messages = _PROPERTY_CHECKS[name](typed(old), typed(new), config)
+    else:
+        raise ValidationError(f"unknown validation {name!r} (one of {', '.join(RULES)})")
+    policy = config.policy(name)
+    if policy == "Error":
+        return messages, []
+    if policy == "Warn":
+        return [], messages
+    return [], []
