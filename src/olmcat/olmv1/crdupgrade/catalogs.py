@@ -150,21 +150,24 @@ def landing_bundle(
 def channel_head_pairs(
     old_pkg: PackageCatalog, new_pkg: PackageCatalog, semantics: str = "legacy"
 ) -> list[tuple[str, str, str]]:
-    """(channel, OLD's head, where it lands in NEW) for every channel of OLD that NEW still has
-    and whose head moves."""
-    out: list[tuple[str, str, str]] = []
+    """(channels, OLD's head, where it lands in NEW) for every head of an OLD channel that NEW
+    still has and that moves; channels whose head lands on the same bundle are named together
+    ("alpha, stable"), so each comparison is made and reported once."""
+    found: dict[tuple[str, str], list[str]] = {}
     for channel in old_pkg.channels:
         if new_pkg.channel(channel.name) is None:
             continue
         for head in channel.heads():
-            found = old_pkg.bundle(head)
-            version = found.version if found is not None else ""
+            bundle = old_pkg.bundle(head)
+            version = bundle.version if bundle is not None else ""
             target = landing_bundle(
                 old_pkg.name, channel.name, head, version, old_pkg, new_pkg, semantics
             )
-            if target and target != head and (channel.name, head, target) not in out:
-                out.append((channel.name, head, target))
-    return out
+            if target and target != head:
+                channels = found.setdefault((head, target), [])
+                if channel.name not in channels:
+                    channels.append(channel.name)
+    return [(", ".join(channels), head, target) for (head, target), channels in found.items()]
 
 
 def check_package(
