@@ -113,6 +113,12 @@ _EXPORTS: dict[str, str] = {
     "upgrade_html": "olmcat.pictures.upgrade:upgrade_html",
     "upgrade_pictures": "olmcat.pictures.upgrade:upgrade_pictures",
     "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
+    # OLM v1 (operator-controller v1.11.0)
+    "RegistryV1": "olmcat.olmv1.bundle:RegistryV1",
+    "read_olmv1_bundle": "olmcat.olmv1.bundle:read_bundle",
+    "validate_olmv1_bundle": "olmcat.olmv1.validators:validate",
+    "render_olmv1_bundle": "olmcat.olmv1.render:render_bundle",
+    "render_olmv1_source": "olmcat.olmv1.render:render_source",
 }
 
 __all__ = [
@@ -153,6 +159,7 @@ __all__ = [
     "PlanOptions",
     "Property",
     "RegistryOptions",
+    "RegistryV1",
     "RelatedImage",
     "TemplateReport",
     "UpgradePictures",
@@ -186,8 +193,11 @@ __all__ = [
     "plan_catalog",
     "prune_packages",
     "prune_stranded",
+    "read_olmv1_bundle",
     "remove_packages",
     "render_bundles",
+    "render_olmv1_bundle",
+    "render_olmv1_source",
     "render_template",
     "render_template_text",
     "upgrade_check",
@@ -196,6 +206,7 @@ __all__ = [
     "upgrade_pictures",
     "use_registry_options",
     "validate_catalog",
+    "validate_olmv1_bundle",
     "write_directory",
     "write_stream",
 ]
@@ -252,6 +263,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.olmv1.bundle import RegistryV1
+    from olmcat.olmv1.bundle import read_bundle as read_olmv1_bundle
+    from olmcat.olmv1.render import render_bundle as render_olmv1_bundle
+    from olmcat.olmv1.render import render_source as render_olmv1_source
+    from olmcat.olmv1.validators import validate as validate_olmv1_bundle
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
     from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures
