@@ -29,8 +29,8 @@ from olmcat.go.json import go_string
 from olmcat.olmv1.crdupgrade.schema import (
     FIELDS,
     JSONRaw,
-    drop_children,
     flatten,
+    flattened_diff,
     go_float,
     go_quote,
     typed,
@@ -639,17 +639,9 @@ def _compare_properties(a: Schema, b: Schema, config: Config) -> list[tuple[str,
 def _compare_versions(
     old: dict[str, Any] | None, new: dict[str, Any] | None, config: Config
 ) -> list[_Result]:
-    old_flat, new_flat = flatten(old), flatten(new)
     out: list[_Result] = []
-    for path in sorted(old_flat):
-        old_node = drop_children(old_flat[path])
-        if path not in new_flat:
-            new_node: Schema = {}
-        else:
-            new_node = drop_children(new_flat[path])
-            if old_node == new_node:
-                continue
-        out.extend((path, *r) for r in _compare_properties(old_node, new_node, config))
+    for path, (before, after) in flattened_diff(old, new).items():
+        out.extend((path, *r) for r in _compare_properties(before, after, config))
     return out
 
 

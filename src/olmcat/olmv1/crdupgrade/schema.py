@@ -22,6 +22,7 @@ __all__ = [
     "FIELDS",
     "drop_children",
     "flatten",
+    "flattened_diff",
     "go_float",
     "go_quote",
     "typed",
@@ -327,3 +328,21 @@ def go_float(value: float) -> str:
     if point >= len(digits):
         return sign + digits + "0" * (point - len(digits))
     return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def flattened_diff(
+    old: dict[str, Any] | None, new: dict[str, Any] | None
+) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """crdify's ``FlattenedCRDVersionDiff`` of two typed schemas: every node of ``old`` that is
+    gone (new side empty) or differs, children dropped, by its simple location."""
+    old_flat, new_flat = flatten(old), flatten(new)
+    out: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for path in sorted(old_flat):
+        before = drop_children(old_flat[path])
+        if path not in new_flat:
+            out[path] = (before, {})
+            continue
+        after = drop_children(new_flat[path])
+        if before != after:
+            out[path] = (before, after)
+    return out
