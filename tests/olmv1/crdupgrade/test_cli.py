@@ -4,11 +4,14 @@ operator-controller testdata; ``olmcat.crd_upgrade`` from the library."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from click.testing import CliRunner
 
 import olmcat
 from olmcat.cli import cli
+from tests.support.bundleimages import single_layer
 from tests.support.paths import DATA, FIXTURES
 
 V1 = str(FIXTURES / "crds" / "widgets-v1.yaml")
@@ -85,3 +88,26 @@ def test_library_call() -> None:
     assert not result.safe
     assert len(result.findings) == 6
     assert result.only_old == () and result.only_new == ()
+
+
+def _bundle_with(root: Path, crd_file: Path) -> Path:
+    """fixtures/olmv1/webhook-bundle with its CRD replaced by ``crd_file``."""
+    bundle = root / crd_file.stem
+    shutil.copytree(FIXTURES / "olmv1" / "webhook-bundle", bundle)
+    (bundle / "manifests" / "webhook.operators.coreos.io_webhooktests.yaml").unlink()
+    shutil.copy(crd_file, bundle / "manifests" / "widgets.yaml")
+    return bundle
+
+
+def test_bundle_directories_and_a_bundle_image(tmp_path: Path) -> None:
+    old = _bundle_with(tmp_path, FIXTURES / "crds" / "widgets-v1.yaml")
+    new = _bundle_with(tmp_path, FIXTURES / "crds" / "widgets-v2.yaml")
+    code, out, _ = _run(str(old), str(new))
+    assert code == 1
+    assert out.splitlines()[-1] == "refused: 1 CRD compared, 6 findings"
+    archive = single_layer(new).write_oci_archive(tmp_path / "new.tar")
+    code, out, _ = _run(str(old), f"oci-archive:{archive}")
+    assert code == 1
+    assert out.splitlines()[-1] == "refused: 1 CRD compared, 6 findings"
+    code, out, _ = _run(f"oci-archive:{archive}", f"oci-archive:{archive}")
+    assert (code, out) == (0, "safe: 1 CRD compared, no finding\n")
