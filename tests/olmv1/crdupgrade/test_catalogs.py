@@ -99,3 +99,68 @@ def test_upgrade_check_crd_safety(tmp_path: Path) -> None:
     assert '<section class="crd-safety">' in out
     report = olmcat.upgrade_crd_safety(OLD, NEW, list(olmcat.load_inventory(str(inventory))))
     assert [f.rule for f in report.findings] == RULES
+
+
+def test_contents_come_from_the_bundle_images_when_the_catalog_lacks_them(tmp_path: Path) -> None:
+    """No olm.bundle.object: each bundle's CRDs are read from its image (here image archives)."""
+    import shutil
+
+    from tests.support.bundleimages import single_layer
+    from tests.support.paths import FIXTURES
+
+    images = {}
+    for version, crd in (("1.0.0", "widgets-v1.yaml"), ("2.0.0", "widgets-v2.yaml")):
+        bundle = tmp_path / f"bundle-{version}"
+        shutil.copytree(FIXTURES / "olmv1" / "webhook-bundle", bundle)
+        (bundle / "manifests" / "webhook.operators.coreos.io_webhooktests.yaml").unlink()
+        shutil.copy(FIXTURES / "crds" / crd, bundle / "manifests" / "widgets.yaml")
+        archive = single_layer(bundle).write_oci_archive(tmp_path / f"widgets-{version}.tar")
+        images[version] = f"oci-archive:{archive}"
+
+    def bundle_blob(version: str) -> dict[str, object]:
+        return {
+            "schema": "olm.bundle",
+            "name": f"widgets.v{version}",
+            "package": "widgets",
+            "image": images[version],
+            "properties": [
+                {"type": "olm.package", "value": {"packageName": "widgets", "version": version}}
+            ],
+        }
+
+    package = {"schema": "olm.package", "name": "widgets", "defaultChannel": "stable"}
+    entries = [{"name": "widgets.v1.0.0"}]
+    for side, blobs in (
+        (
+            "old",
+            [
+                package,
+                {
+                    "schema": "olm.channel",
+                    "name": "stable",
+                    "package": "widgets",
+                    "entries": entries,
+                },
+                bundle_blob("1.0.0"),
+            ],
+        ),
+        (
+            "new",
+            [
+                package,
+                {
+                    "schema": "olm.channel",
+                    "name": "stable",
+                    "package": "widgets",
+                    "entries": [*entries, {"name": "widgets.v2.0.0", "replaces": "widgets.v1.0.0"}],
+                },
+                bundle_blob("1.0.0"),
+                bundle_blob("2.0.0"),
+            ],
+        ),
+    ):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "catalog.json").write_text("".join(json.dumps(b) for b in blobs))
+    report = olmcat.diff_crd_safety(str(tmp_path / "old"), str(tmp_path / "new"))
+    assert [p.unread for p in report.packages] == [()]
+    assert [f.rule for f in report.findings] == RULES
