@@ -645,7 +645,7 @@ def _compare_versions(
     return out
 
 
-_KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
+_KUBE_VERSION = re.compile(r"^v([0-9]+)(?:(alpha|beta)([0-9]+))?$")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}
 
 

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from olmcat.errors import ValidationError
-from olmcat.go.json import marshal_object
+from olmcat.go.json import go_marshal
 
 __all__ = [
     "FIELDS",
@@ -125,7 +125,9 @@ def _orbool(value: Any, where: str, key: str) -> Any:
 
 def typed(schema: Any, where: str = "schema") -> dict[str, Any]:
     """The typed form of one schema object: known keys only, zero values of non-pointer fields
-    left out, JSON values as :class:`JSONRaw`, sub-schemas typed too."""
+    left out, JSON values as :class:`JSONRaw` (``json.Marshal`` of the decoded value: a float
+    that is whole is written ``1``, as Go's unstructured conversion writes it), sub-schemas typed
+    too."""
     if schema is None:
         return {}
     if not isinstance(schema, dict):
@@ -155,12 +157,12 @@ def typed(schema: Any, where: str = "schema") -> dict[str, Any]:
         elif kind == "pint":
             out[key] = _integer(value, where, key)
         elif kind == "json":
-            out[key] = JSONRaw(marshal_object(value))
+            out[key] = JSONRaw(go_marshal(value))
         elif kind == "jsonlist":
             if not isinstance(value, list):
                 raise _bad(where, key, "a list")
             if value:
-                out[key] = [JSONRaw(marshal_object(item)) for item in value]
+                out[key] = [JSONRaw(go_marshal(item)) for item in value]
         elif kind == "strlist":
             if not isinstance(value, list):
                 raise _bad(where, key, "a list")
