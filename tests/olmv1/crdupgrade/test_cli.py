@@ -88,6 +88,11 @@ def test_library_call() -> None:
     assert not result.safe
     assert len(result.findings) == 6
     assert result.only_old == () and result.only_new == ()
+    assert result.error().split("\n")[0] == (
+        'validating upgrade for CRD "widgets.example.com": existingFieldRemoval: removed field : '
+        "v1alpha1.^.spec.owner"
+    )
+    assert len(result.error().split("\n")) == 6
 
 
 def _bundle_with(root: Path, crd_file: Path) -> Path:

@@ -47,6 +47,11 @@ class CrdUpgradeResult:
     def safe(self) -> bool:
         return not self.findings
 
+    def error(self) -> str:
+        """The error v1.11.0's preflight returns for the whole upgrade (``errors.Join`` of each
+        refused CRD's error); "" when it is safe."""
+        return "\n".join(c.error() for c in self.compared if c.findings)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "old": self.old,
