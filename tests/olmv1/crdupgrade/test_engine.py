@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from olmcat.olmv1.crdupgrade.check import compare_crd_lists
 from olmcat.olmv1.crdupgrade.engine import (
     CRDIFY_DEFAULT,
     OLM_V1_11,
@@ -158,10 +159,30 @@ PREFLIGHT_CASES: list[tuple[str, str, str, list[str], list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "wanted", "unwanted"),
-    [pytest.param(*case[1:], id=case[0]) for case in PREFLIGHT_CASES],
+# TestInstall runs the same preflight (Install and Upgrade both call runPreflight) on these
+INSTALL_CASES = (
+    "valid upgrade",
+    "new crd validation failures (all except existing field removal)",
+    "new crd validation failure for existing field removal",
+    "new crd validation should not fail on description changes",
+    "optional field addition should not fail",
 )
+
+
+def _preflight_params() -> list[Any]:
+    params = [
+        pytest.param(*case[1:], id=f"TestInstall/{case[0]}")
+        for case in PREFLIGHT_CASES
+        if case[0] in INSTALL_CASES
+    ]
+    params += [
+        pytest.param(*case[1:], id=f"{'' if ':' in case[0] else 'TestUpgrade/'}{case[0]}")
+        for case in PREFLIGHT_CASES
+    ]
+    return params
+
+
+@pytest.mark.parametrize(("old", "new", "wanted", "unwanted"), _preflight_params())
 def test_preflight_case(old: str, new: str, wanted: list[str], unwanted: list[str]) -> None:
     error = _preflight_error(old, new)
     if not wanted:
@@ -170,6 +191,47 @@ def test_preflight_case(old: str, new: str, wanted: list[str], unwanted: list[st
         assert text in error
     for text in unwanted:
         assert text not in error
+
+
+# The cases of TestInstall / TestUpgrade about what reaches the comparison, offline:
+# "nil release", "release with no objects", "release with no CRD objects" and "fail to get old
+# crd, not found error" compare no CRD at all (nothing to break); "release with invalid manifest"
+# and "invalid crd manifest file" are input errors; "fail to get old crd, other than not found"
+# (the cluster's API failing) has no offline counterpart and is not ported.
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param([], [], id="nil release / release with no objects"),
+        pytest.param([_crd("old-crd.json")], [], id="release with no CRD objects"),
+        pytest.param(
+            [], [_crd("crd-valid-upgrade.json")], id="fail to get old crd, not found error"
+        ),
+    ],
+)
+def test_nothing_to_compare_is_safe(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> None:
+    compared, only_old, only_new = compare_crd_lists(old, new)
+    assert compared == ()
+    assert len(only_old) == len(old) and len(only_new) == len(new)
+
+
+@pytest.mark.parametrize(
+    "manifest", ["crd-invalid", "no-crds.json"], ids=["invalid crd manifest file", "no CRD objects"]
+)
+def test_unreadable_or_crd_less_input_is_trouble(manifest: str) -> None:
+    from olmcat.errors import OlmcatError
+    from olmcat.olmv1.crdupgrade.check import load_crds
+
+    with pytest.raises(OlmcatError):
+        load_crds(str(MANIFESTS / manifest))
+
+
+def test_release_with_invalid_manifest_is_trouble(tmp_path: Path) -> None:
+    from olmcat.errors import OlmcatError
+    from olmcat.olmv1.crdupgrade.check import load_crds
+
+    (tmp_path / "release.yaml").write_text("abcd")
+    with pytest.raises(OlmcatError):
+        load_crds(str(tmp_path / "release.yaml"))
 
 
 def test_unhandled_changes_policy_error() -> None:
