@@ -327,3 +327,63 @@ def test_crdify_end_to_end(case: str) -> None:
 
 def test_crdify_end_to_end_cases_are_all_here() -> None:
     assert len(E2E) == 22
+
+
+# The unhandled details of changes no validation handles. The first is v1.11.0's own example; the
+# others are olmcat's rendering of go-cmp's report (it descends into structs and equal-length
+# lists; other composite values are abbreviated), documented in docs/olmv1-crd-upgrade.md.
+@pytest.mark.parametrize(
+    ("old", "new", "want"),
+    [
+        pytest.param(
+            {"type": "string"},
+            {"type": "string", "format": "email"},
+            'unhandled changes found (Format "" -> "email")',
+            id="scalar",
+        ),
+        pytest.param(
+            {"type": "object", "x-kubernetes-validations": [{"rule": "self.a > 0"}]},
+            {"type": "object", "x-kubernetes-validations": [{"rule": "self.a > 1"}]},
+            'unhandled changes found (Rule "self.a > 0" -> "self.a > 1")',
+            id="a validation rule changed",
+        ),
+        pytest.param(
+            {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+            {"anyOf": [{"type": "integer"}]},
+            "unhandled changes found (AnyOf <complex value> -> <complex value> (changed))",
+            id="an anyOf subschema removed",
+        ),
+        pytest.param(
+            {"type": "object"},
+            {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "unhandled changes found (XPreserveUnknownFields nil -> &true)",
+            id="a pointer field set",
+        ),
+    ],
+)
+def test_unhandled_details(old: dict[str, Any], new: dict[str, Any], want: str) -> None:
+    version = {"name": "v1", "served": True, "storage": True}
+    a = {
+        "metadata": {"name": "x.example.com"},
+        "spec": {
+            "versions": [
+                {
+                    **version,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"f": old}}},
+                }
+            ]
+        },
+    }
+    b = {
+        "metadata": {"name": "x.example.com"},
+        "spec": {
+            "versions": [
+                {
+                    **version,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"f": new}}},
+                }
+            ]
+        },
+    }
+    unhandled = [f for f in compare_crds(a, b).findings if f.rule == "unhandled"]
+    assert [(f.path, f.message) for f in unhandled] == [("^.f", want)]

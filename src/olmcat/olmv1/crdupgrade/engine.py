@@ -519,21 +519,75 @@ def _go_value(kind: str, value: Any) -> str:
     if kind == "docs":
         return "&v1.ExternalDocumentation{...}"
     if kind == "rules":
-        return "v1.ValidationRules{...}"
+        return f"v1.ValidationRules{{...}} ({_items(value)})"
+    if kind == "rule":
+        return "v1.ValidationRule{...}"
     if kind == "jsonlist":
-        return "[]v1.JSON{...}"
+        return f"[]v1.JSON{{...}} ({_items(value)})"
+    if isinstance(value, list):
+        return f"[]v1.JSONSchemaProps{{...}} ({_items(value)})"
     return "&v1.JSONSchemaProps{...}"
 
 
+def _items(value: list[Any]) -> str:
+    return "1 item" if len(value) == 1 else f"{len(value)} items"
+
+
+_RULE_GO = (
+    ("rule", "Rule", "str"),
+    ("message", "Message", "str"),
+    ("messageExpression", "MessageExpression", "str"),
+    ("reason", "Reason", "pstr"),
+    ("fieldPath", "FieldPath", "str"),
+    ("optionalOldSelf", "OptionalOldSelf", "pbool"),
+)
+_DOCS_GO = (("description", "Description", "str"), ("url", "URL", "str"))
+
+
+def _struct_fields(kind: str) -> tuple[tuple[str, str, str], ...]:
+    if kind == "rule":
+        return _RULE_GO
+    if kind == "docs":
+        return _DOCS_GO
+    return tuple((key, go, k) for key, (go, k) in FIELDS.items())
+
+
+def _diff_lines(name: str, kind: str, old: Any, new: Any, depth: int) -> list[str]:
+    """go-cmp's report of one differing field: it descends into two structs (or two lists of
+    the same length) and reports their differing fields; anything else is a pair of lines."""
+    indent = "\t" * depth
+    element = {"schemalist": "schema", "rules": "rule", "items": "schema"}.get(kind)
+    if kind in ("schema", "docs", "rule") and isinstance(old, dict) and isinstance(new, dict):
+        lines = []
+        for key, go_name, sub in _struct_fields(kind):
+            if old.get(key) != new.get(key):
+                lines += _diff_lines(go_name, sub, old.get(key), new.get(key), depth + 1)
+        return lines
+    if (
+        element is not None
+        and isinstance(old, list)
+        and isinstance(new, list)
+        and len(old) == len(new)
+    ):
+        lines = []
+        for before, after in zip(old, new, strict=True):
+            if before != after:
+                lines += _diff_lines("", element, before, after, depth + 1)
+        return lines
+    label = f"{name}: " if name else ""
+    return [
+        f"- {indent}{label}{_go_value(kind, old)},",
+        f"+ {indent}{label}{_go_value(kind, new)},",
+    ]
+
+
 def _unhandled_raw(a: Schema, b: Schema) -> str:
-    """A diff of the fields still different, one ``-``/``+`` line pair per Go field."""
+    """A diff of the fields still different, as go-cmp reports them (``-``/``+`` lines)."""
     lines = ["unhandled changes found :"]
     for key, (go_name, kind) in FIELDS.items():
         old, new = a.get(key), b.get(key)
-        if old == new:
-            continue
-        lines.append(f"- \t{go_name}: {_go_value(kind, old)},")
-        lines.append(f"+ \t{go_name}: {_go_value(kind, new)},")
+        if old != new:
+            lines += _diff_lines(go_name, kind, old, new, 1)
     return "\n".join(lines) + "\n"
 
 
