@@ -726,6 +726,22 @@ def workloads(
                 inputs=(new_fbc,),
             )
         )
+        if factor == 1:
+            scaled.append(
+                Workload(
+                    f"diff-crd-safety-{suffix}",
+                    f"diff --crd-safety {old_fbc.name} {new_fbc.name} (OLM v1 CRD preflight, "
+                    "contents from olm.bundle.object)",
+                    # exit 1: the catalogs differ
+                    Side(
+                        "olmcat",
+                        olmcat("diff", "--crd-safety", "--color", "never", old_fbc, new_fbc),
+                        ok=frozenset({0, 1}),
+                    ),
+                    inputs=(old_fbc, new_fbc),
+                    max_runs=1,  # measured once; no target yet
+                )
+            )
         inventory = inventory_of(old_fbc, cache, log)
         scaled.append(
             Workload(

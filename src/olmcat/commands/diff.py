@@ -23,8 +23,9 @@ from olmcat.errors import OlmcatError
 
 if TYPE_CHECKING:  # the library is imported lazily to keep every command's start-up fast
     from olmcat.model import CatalogStats
+    from olmcat.olmv1.crdupgrade.catalogs import CrdSafetyReport
 
-FAIL_ON = ("any", "stranded")
+FAIL_ON = ("any", "stranded", "crd")
 COLOR = ("auto", "always", "never")
 
 
@@ -48,6 +49,7 @@ def _use_color(choice: str) -> bool:
     "olmcat diff --fail-on stranded old.db new.db    # CI gate",
     "olmcat diff old.db new.db --emit-delta delta/",
     "olmcat diff --format html old.db new.db > diff.html",
+    "olmcat diff --crd-safety --fail-on crd old.db new.db   # would OLM v1 refuse the CRDs?",
 )
 @click.command("diff")
 @click.argument("old")
@@ -75,7 +77,15 @@ def _use_color(choice: str) -> bool:
     type=click.Choice(FAIL_ON),
     default="any",
     show_default=True,
-    help="'stranded': exit 1 only when installs lose their upgrade path (a CI gate).",
+    help="'stranded': exit 1 only when installs lose their upgrade path; 'crd': exit 1 only "
+    "when OLM v1 would refuse a CRD upgrade (implies --crd-safety). CI gates.",
+)
+@click.option(
+    "--crd-safety",
+    is_flag=True,
+    help="Also compare the CRDs of OLD's channel heads with those of the bundles they upgrade to "
+    "in NEW, as operator-controller v1.11.0's CRD upgrade-safety preflight does (contents from "
+    "olm.bundle.object, else the bundle images).",
 )
 @click.option(
     "--emit-delta",
@@ -113,6 +123,7 @@ def diff(
     emit_delta: Path | None,
     semantics: str,
     color: str,
+    crd_safety: bool,
 ) -> None:
     """Show what changed from catalog OLD to catalog NEW.
 
@@ -122,14 +133,24 @@ def diff(
     upgrade impact: installs stranded without a path to the new channel head, channels that gain
     a second head or a cycle, replaces targets that disappeared.
 
-    Exit status: 0 identical, 1 different (with --fail-on stranded: stranded installs found),
-    2 trouble.
+    With --crd-safety, each package's CRDs are checked as OLM v1 checks them before an upgrade:
+    every finding in operator-controller v1.11.0's words with its rule ID.
+
+    Exit status: 0 identical, 1 different (with --fail-on stranded: stranded installs found;
+    with --fail-on crd: a CRD upgrade OLM v1 would refuse), 2 trouble.
     """
     settings = ctx.find_object(Settings) or Settings()
+    crd_safety = crd_safety or fail_on == "crd"
+    crd_report = None
     try:
         from olmcat.diff.catalogs import compare
         from olmcat.diff.render import render
 
+        collector = None
+        if crd_safety:
+            from olmcat.olmv1.crdupgrade.catalogs import CrdSafetyCollector
+
+            collector = CrdSafetyCollector(notify=print_notice, semantics=semantics)
         pictures = None
         if output == "html":
             from olmcat.pictures.diff import diff_pictures
@@ -141,6 +162,7 @@ def diff(
                 emit_delta=emit_delta,
                 notify=print_notice,
                 semantics=semantics,
+                observe=collector.diff_observer if collector is not None else None,
             )
             comparison = pictures.comparison
         else:
@@ -151,16 +173,25 @@ def diff(
                 emit_delta=emit_delta,
                 notify=print_notice,
                 semantics=semantics,
+                observe=collector.diff_observer if collector is not None else None,
             )
         result = comparison.diff
+        if collector is not None:
+            crd_report = collector.report()
         if comparison.delta is not None:
             _delta_summary(comparison.delta, emit_delta)
 
         title = f"Catalog diff: `{old}` → `{new}`"
         if pictures is not None:
+            if crd_report is not None:
+                from olmcat.pictures.crdsafety import crd_safety_section
+
+                pictures.sections.append(crd_safety_section(crd_report))
             text = pictures.html("Catalog diff", summary=summary)
         else:
             text = render(result, output, color=_use_color(color), summary=summary, title=title)
+            if crd_report is not None:
+                text = _with_crd_safety(text, output, crd_report)
         click.echo(text, nl=False, color=output == "text" and _use_color(color))
     except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
         raise  # a closed pipe ends quietly (the CLI boundary)
@@ -171,7 +202,19 @@ def diff(
         raise DiffTrouble(message) from error
     if fail_on == "stranded":
         ctx.exit(1 if result.stranded() else 0)
+    if fail_on == "crd":
+        ctx.exit(1 if crd_report is not None and crd_report.findings else 0)
     ctx.exit(0 if result.is_empty() else 1)
+
+
+def _with_crd_safety(text: str, output: str, report: CrdSafetyReport) -> str:
+    from olmcat.olmv1.crdupgrade.render import report_markdown, report_text, with_json
+
+    if output == "json":
+        return with_json(text, report)
+    if output == "markdown":
+        return text + report_markdown(report)
+    return text + report_text(report)
 
 
 def _delta_summary(stats: CatalogStats, emit_delta: Path | None) -> None:

@@ -39,6 +39,7 @@ def _unexpected(error: Exception) -> str:
     "olmcat upgrade-check old.db new.db --installed fixtures/inventory-simple.csv --markdown",
     "olmcat upgrade-check old/ new/ --installed clusterextensions.yaml --semantics semver --json",
     "olmcat upgrade-check old.db new.db --installed inventory.csv --format html > check.html",
+    "olmcat upgrade-check old.db new.db --installed inventory.csv --crd-safety --fail-on crd",
 )
 @click.command("upgrade-check")
 @click.argument("old")
@@ -75,6 +76,20 @@ def _unexpected(error: Exception) -> str:
     "markdown for a change ticket, html for a self-contained page with each operator's path "
     "drawn on its channel graph.",
 )
+@click.option(
+    "--crd-safety",
+    is_flag=True,
+    help="Also compare the CRDs of each installed bundle with those of the bundle its upgrade "
+    "lands on in NEW, as operator-controller v1.11.0's CRD upgrade-safety preflight does "
+    "(contents from olm.bundle.object, else the bundle images); a refusal blocks.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(("blocking", "crd")),
+    default="blocking",
+    show_default=True,
+    help="'crd': exit 1 only when OLM v1 would refuse a CRD upgrade (implies --crd-safety).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
 @report_option
@@ -92,6 +107,8 @@ def upgrade_check(
     as_json: bool,
     as_markdown: bool,
     report: Path | None,
+    crd_safety: bool,
+    fail_on: str,
 ) -> None:
     """Check whether every operator the cluster runs can move from catalog OLD to catalog NEW.
 
@@ -101,7 +118,11 @@ def upgrade_check(
     channel it most likely maps to), deprecations, olm.maxOpenShiftVersion below --target-ocp
     (read from the installed CSV as OpenShift reads it), and bundle or related images that moved.
 
-    Exit status: 0 nothing blocks, 1 something blocks, 2 trouble.
+    With --crd-safety, each installed bundle's CRDs are checked against the bundle its upgrade
+    lands on, as OLM v1 checks them: every finding in operator-controller v1.11.0's words.
+
+    Exit status: 0 nothing blocks, 1 something blocks (with --crd-safety a refused CRD upgrade
+    blocks too; with --fail-on crd only that counts), 2 trouble.
     """
     chosen = [f for f, on in (("json", as_json), ("markdown", as_markdown)) if on]
     if output is not None:
@@ -111,12 +132,20 @@ def upgrade_check(
     fmt = chosen[0] if chosen else "text"
     settings = ctx.find_object(Settings) or Settings()
     notices = NoticeReport()
+    crd_safety = crd_safety or fail_on == "crd"
+    crd_report = None
     try:
         from olmcat.upgrade import load_inventory
         from olmcat.upgrade import upgrade_check as check
         from olmcat.upgrade.render import render
 
         installed = load_inventory(inventory, notify=notices)
+        collector = observe = None
+        if crd_safety:
+            from olmcat.olmv1.crdupgrade.catalogs import CrdSafetyCollector
+
+            collector = CrdSafetyCollector(notify=notices, semantics=semantics)
+            observe = collector.inventory_observer(list(installed))
         if fmt == "html":
             from olmcat.pictures.upgrade import upgrade_pictures
 
@@ -127,8 +156,14 @@ def upgrade_check(
                 semantics=semantics,  # type: ignore[arg-type]
                 target_ocp=target_ocp,
                 notify=notices,
+                observe=observe,
             )
             result = pictures.report
+            if collector is not None:
+                from olmcat.pictures.crdsafety import crd_safety_section
+
+                crd_report = collector.report()
+                pictures.sections.append(crd_safety_section(crd_report))
             click.echo(pictures.html(), nl=False)
         else:
             result = check(
@@ -138,8 +173,20 @@ def upgrade_check(
                 semantics=semantics,  # type: ignore[arg-type]
                 target_ocp=target_ocp,
                 notify=notices,
+                observe=observe,
             )
-            click.echo(render(result, fmt), nl=False)  # type: ignore[arg-type]
+            text = render(result, fmt)  # type: ignore[arg-type]
+            if collector is not None:
+                from olmcat.olmv1.crdupgrade.render import report_markdown, report_text, with_json
+
+                crd_report = collector.report()
+                if fmt == "json":
+                    text = with_json(text, crd_report)
+                elif fmt == "markdown":
+                    text += report_markdown(crd_report)
+                else:
+                    text += report_text(crd_report)
+            click.echo(text, nl=False)
         notices.write(report, command="upgrade-check", inputs=[old, new, inventory])
     except (click.exceptions.Exit, click.Abort, click.ClickException, BrokenPipeError):
         raise  # a closed pipe ends quietly (the CLI boundary)
@@ -148,4 +195,7 @@ def upgrade_check(
             raise
         message = str(error) if isinstance(error, OlmcatError) else _unexpected(error)
         raise CheckTrouble(message) from error
-    ctx.exit(1 if result.blocking else 0)
+    refused = crd_report is not None and bool(crd_report.findings)
+    if fail_on == "crd":
+        ctx.exit(1 if refused else 0)
+    ctx.exit(1 if result.blocking or refused else 0)

@@ -16,7 +16,7 @@ a range whose text changed is also written in the bundle's box (``range old → 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +61,7 @@ class DiffPictures:
     new: str
     graphs: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = field(default_factory=dict)
     unchanged: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)  # more HTML (diff --crd-safety)
 
     @property
     def diff(self) -> CatalogDiff:
@@ -79,15 +80,19 @@ def diff_pictures(
     emit_delta: Path | None = None,
     notify: NoticeSink = discard,
     semantics: str = "legacy",
+    observe: Callable[[PackageCatalog | None, PackageCatalog | None, PackageDiff | None], None]
+    | None = None,
 ) -> DiffPictures:
     """:func:`olmcat.diff.catalogs.compare`, keeping the graphs of the packages that changed
     (both catalogs are still read once, one pair of packages at a time)."""
     kept: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = {}
     unchanged: list[str] = []
 
-    def observe(
+    def keep(
         old_pkg: PackageCatalog | None, new_pkg: PackageCatalog | None, change: PackageDiff | None
     ) -> None:
+        if observe is not None:
+            observe(old_pkg, new_pkg, change)
         if change is None:
             unchanged.append((old_pkg or new_pkg).name)  # type: ignore[union-attr]
             return
@@ -103,7 +108,7 @@ def diff_pictures(
         emit_delta=emit_delta,
         notify=notify,
         semantics=semantics,
-        observe=observe,
+        observe=keep,
     )
     return DiffPictures(comparison, _name(old), _name(new), kept, unchanged)
 
@@ -396,6 +401,7 @@ def render_html(report: DiffPictures, *, title: str = "Catalog diff", summary: b
     body = [
         f'<p class="verdict">{esc(verdict[:1].upper() + verdict[1:])}.</p>',
         _totals(diff),
+        *report.sections,
         legend("diff"),
     ]
     if diff.packages:

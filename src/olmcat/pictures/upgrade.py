@@ -14,7 +14,7 @@ likely maps to.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -48,6 +48,7 @@ class UpgradePictures:
 
     report: UpgradeReport
     graphs: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)  # more HTML (upgrade-check --crd-safety)
 
     def html(self, title: str = "Upgrade check") -> str:
         return render_html(self, title=title)
@@ -61,11 +62,14 @@ def upgrade_pictures(
     semantics: Semantics = "legacy",
     target_ocp: str | None = None,
     notify: NoticeSink = discard,
+    observe: Callable[[str, PackageCatalog | None, PackageCatalog | None], None] | None = None,
 ) -> UpgradePictures:
     """:func:`olmcat.upgrade.check.upgrade_check`, keeping the graphs it needs to draw."""
     graphs: dict[str, tuple[PackageGraph | None, PackageGraph | None]] = {}
 
-    def observe(name: str, before: PackageCatalog | None, after: PackageCatalog | None) -> None:
+    def keep(name: str, before: PackageCatalog | None, after: PackageCatalog | None) -> None:
+        if observe is not None:
+            observe(name, before, after)
         graphs[name] = (
             package_graph(before) if before is not None else None,
             package_graph(after) if after is not None else None,
@@ -78,7 +82,7 @@ def upgrade_pictures(
         semantics=semantics,
         target_ocp=target_ocp,
         notify=notify,
-        observe=observe,
+        observe=keep,
     )
     return UpgradePictures(report, graphs)
 
@@ -320,7 +324,11 @@ def render_html(pictures: UpgradePictures, *, title: str = "Upgrade check") -> s
         f"(semantics {esc(report.semantics)}{esc(target)})"
     )
     css = "impact" if report.blocking else "st-ready"
-    body = [f'<p class="verdict {css}">{esc(summary_line(report) + ".")}</p>', legend("upgrade")]
+    body = [
+        f'<p class="verdict {css}">{esc(summary_line(report) + ".")}</p>',
+        *pictures.sections,
+        legend("upgrade"),
+    ]
     rows = []
     for index, verdict in enumerate(report.operators):
         key = f"{_who(verdict)} {verdict.installed.package}"
