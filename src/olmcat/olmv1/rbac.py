@@ -32,6 +32,8 @@ __all__ = [
     "RoleKey",
     "atomic_rules",
     "covers",
+    "rule_allows",
+    "rule_covers",
     "rules_of",
 ]
 
@@ -230,7 +232,7 @@ def _urls_cover(held: Sequence[str], wanted: Sequence[str]) -> bool:
     return True
 
 
-def _rule_covers(held: PolicyRule, wanted: PolicyRule) -> bool:
+def rule_covers(held: PolicyRule, wanted: PolicyRule) -> bool:
     # A wildcard granted ("*" verb, group or resource: every current and future value) is held
     # only by the same wildcard; names listed are held by a rule without names or listing them.
     if wanted.resource_names:
@@ -253,7 +255,7 @@ def covers(held: Iterable[PolicyRule], granted: Iterable[PolicyRule]) -> list[Po
         atom
         for rule in granted
         for atom in atomic_rules(rule)
-        if not any(_rule_covers(h, atom) for h in owner)
+        if not any(rule_covers(h, atom) for h in owner)
     ]
 
 
