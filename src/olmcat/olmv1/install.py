@@ -479,7 +479,9 @@ def _minimise(rules: list[_Rule], checks: Sequence[_Check]) -> list[_Rule]:
     return [rules[i] for i in sorted(alive)]
 
 
-_VERB_ORDER = {v: i for i, v in enumerate(("get", "list", "watch", "create", "update", "patch", "delete"))}
+_VERB_ORDER = {
+    v: i for i, v in enumerate(("get", "list", "watch", "create", "update", "patch", "delete"))
+}
 
 
 def _merged(rules: list[_Rule]) -> list[_Rule]:
@@ -898,7 +900,6 @@ def install_stream(
             "it applies everything with its own cluster-admin ServiceAccount and warns when the "
             "field is set); v1.0 to v1.10 require it and install with the ServiceAccount's "
             "least-privilege rules written here",
-            severity="info",
             package=package,
             bundle=found.name,
         )
