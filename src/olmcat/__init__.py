@@ -108,6 +108,9 @@ _EXPORTS: dict[str, str] = {
     "upgrade_html": "olmcat.pictures.upgrade:upgrade_html",
     "upgrade_pictures": "olmcat.pictures.upgrade:upgrade_pictures",
     "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
+    # OLM v1 (operator-controller v1.11.0)
+    "olmv1_install": "olmcat.olmv1.install:install_stream",
+    "OlmV1InstallResult": "olmcat.olmv1.install:InstallResult",
 }
 
 __all__ = [
@@ -137,6 +140,7 @@ __all__ = [
     "Notice",
     "NoticeLog",
     "NoticeSink",
+    "OlmV1InstallResult",
     "OlmcatError",
     "OpmRelease",
     "OutputError",
@@ -171,6 +175,7 @@ __all__ = [
     "migrate_pkgman",
     "migrate_sqlite",
     "mirror_copy",
+    "olmv1_install",
     "open_catalog",
     "opm_release",
     "pkgman_to_bundles",
@@ -242,6 +247,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.olmv1.install import InstallResult as OlmV1InstallResult
+    from olmcat.olmv1.install import install_stream as olmv1_install
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
     from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures
