@@ -245,6 +245,7 @@ def unmet(
 ) -> list[str]:
     """Each need ``authority`` does not satisfy, with Kubernetes' reason (empty: all allowed)."""
     roles = _roles(objects)
+    memo: dict[Any, list[PolicyRule]] = {}
     out: list[str] = []
     for need in needs:
         request = need.request
@@ -258,6 +259,7 @@ def unmet(
             group=request.api_group,
             resource=request.resource,
             roles=roles,
+            memo=memo,
         )
         out.extend(f"{request}: {reason}" for reason in reasons)
     return out
@@ -302,21 +304,35 @@ class _Check:
         return rule_covers(rule, self.atom)
 
 
-def _checks(needs: Sequence[Need], objects: Sequence[Mapping[str, Any]]) -> list[_Check]:
-    """The needs as atomic checks: each request, and for a role or binding every permission the
-    installer must hold (or ``bind``, for a role not among ``objects``)."""
+@dataclass
+class _Checks:
+    """The needs as atomic checks. ``alone`` must each be satisfied; each of ``groups`` -- the
+    escalation check of one role or binding write -- is satisfied by its alternative (``escalate``
+    or ``bind`` allowed) or by all of its permissions held."""
+
+    checks: list[_Check] = field(default_factory=list)
+    alone: set[int] = field(default_factory=set)
+    groups: list[tuple[int, list[int]]] = field(default_factory=list)
+    _index: dict[_Check, int] = field(default_factory=dict)
+
+    def add(self, check: _Check) -> int:
+        index = self._index.get(check)
+        if index is None:
+            index = self._index[check] = len(self.checks)
+            self.checks.append(check)
+        return index
+
+
+def _checks(needs: Sequence[Need], objects: Sequence[Mapping[str, Any]]) -> _Checks:
+    """The needs as atomic checks: each request, and for a role or binding written either its
+    ``escalate`` / ``bind`` request or every permission it grants, held at its scope ("Privilege
+    escalation prevention and bootstrapping"); a binding of a role not among ``objects`` needs
+    ``bind`` on it."""
     roles = _roles(objects)
-    checks: list[_Check] = []
-    seen: set[_Check] = set()
-
-    def add(check: _Check) -> None:
-        if check not in seen:
-            seen.add(check)
-            checks.append(check)
-
+    out = _Checks()
     for need in needs:
         request = need.request
-        add(_Check(request.namespace, request=request))
+        out.alone.add(out.add(_Check(request.namespace, request=request)))
         obj = need.obj
         if obj is None:
             continue
@@ -326,25 +342,25 @@ def _checks(needs: Sequence[Need], objects: Sequence[Mapping[str, Any]]) -> list
             selectors = as_list(as_dict(obj.get("aggregationRule")).get("clusterRoleSelectors"))
             if request.resource == "clusterroles" and selectors:
                 granted = [*granted, *FULL_AUTHORITY]
-            for rule in granted:
-                for atom in atomic_rules(rule):
-                    add(_Check(namespace, atom=atom))
+            escalate = Request("escalate", RBAC_GROUP, request.resource, namespace, request.name)
+            atoms = [out.add(_Check(namespace, atom=a)) for r in granted for a in atomic_rules(r)]
+            out.groups.append((out.add(_Check(namespace, request=escalate)), atoms))
+            continue
+        ref = as_dict(obj.get("roleRef"))
+        kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
+        key: RoleKey = (kind, namespace if kind == "Role" else "", name)
+        resource = "clusterroles" if kind == "ClusterRole" else "roles"
+        bind = out.add(
+            _Check(namespace, request=Request("bind", RBAC_GROUP, resource, namespace, name))
+        )
+        if key in roles:
+            atoms = [
+                out.add(_Check(namespace, atom=a)) for r in roles[key] for a in atomic_rules(r)
+            ]
+            out.groups.append((bind, atoms))
         else:
-            ref = as_dict(obj.get("roleRef"))
-            kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
-            key: RoleKey = (kind, namespace if kind == "Role" else "", name)
-            if key in roles:
-                for rule in roles[key]:
-                    for atom in atomic_rules(rule):
-                        add(_Check(namespace, atom=atom))
-            else:
-                resource = "clusterroles" if kind == "ClusterRole" else "roles"
-                add(
-                    _Check(
-                        namespace, request=Request("bind", RBAC_GROUP, resource, namespace, name)
-                    )
-                )
-    return checks
+            out.alone.add(bind)
+    return out
 
 
 def _candidates(
@@ -382,7 +398,9 @@ def _candidates(
     rules.append(
         _Rule("", ["update"], [OLM_GROUP], ["clusterextensions/finalizers"], [extension_name])
     )
-    for check in _checks(needs, objects):
+    checks = _checks(needs, objects)
+    for index in sorted(checks.alone):
+        check = checks.checks[index]
         if check.request is not None and check.request.verb == "bind":
             req = check.request
             rules.append(_Rule(check.scope, ["bind"], [RBAC_GROUP], [req.resource], [req.name]))
@@ -414,19 +432,35 @@ def _applies(rule: _Rule, check: _Check) -> bool:
     return rule.scope in ("", check.scope)
 
 
-def _minimise(rules: list[_Rule], checks: Sequence[_Check]) -> list[_Rule]:
+def _minimise(rules: list[_Rule], needed: _Checks) -> list[_Rule]:
     """Leave out every rule, and then every verb, group, resource, name and URL of a rule, that
-    no check needs (each removal keeps every check satisfied)."""
-    satisfied_by: list[set[int]] = []
-    for check in checks:
-        satisfied_by.append(
-            {i for i, rule in enumerate(rules) if _applies(rule, check) and check.by(rule.frozen())}
-        )
-    unmet_checks = [
-        str(checks[i].request or checks[i].atom) for i, s in enumerate(satisfied_by) if not s
+    nothing needs: each removal keeps every lone check satisfied and every escalation group
+    satisfied (its alternative allowed, or all its permissions held)."""
+    checks = needed.checks
+    satisfied_by: list[set[int]] = [
+        {i for i, rule in enumerate(rules) if _applies(rule, check) and check.by(rule.frozen())}
+        for check in checks
     ]
-    if unmet_checks:  # pragma: no cover - the candidates are built to satisfy every check
-        raise AssertionError("installer rules incomplete: " + "; ".join(unmet_checks))
+    groups_of: dict[int, list[int]] = {}
+    for g, (alternative, atoms) in enumerate(needed.groups):
+        for c in (alternative, *atoms):
+            groups_of.setdefault(c, []).append(g)
+
+    def group_ok(g: int, satisfied: Callable[[int], bool]) -> bool:
+        alternative, atoms = needed.groups[g]
+        return satisfied(alternative) or all(satisfied(a) for a in atoms)
+
+    def now(c: int) -> bool:
+        return bool(satisfied_by[c])
+
+    problems = [str(checks[c].request) for c in needed.alone if not now(c)]
+    problems += [
+        str(checks[needed.groups[g][0]].request)
+        for g in range(len(needed.groups))
+        if not group_ok(g, now)
+    ]
+    if problems:  # pragma: no cover - the candidates are built to satisfy every check
+        raise AssertionError("installer rules incomplete: " + "; ".join(problems))
     by_rule: dict[int, set[int]] = {i: set() for i in range(len(rules))}
     for c, holders in enumerate(satisfied_by):
         for i in holders:
@@ -434,15 +468,21 @@ def _minimise(rules: list[_Rule], checks: Sequence[_Check]) -> list[_Rule]:
     alive = set(range(len(rules)))
 
     def try_change(index: int, changed: _Rule | None) -> bool:
-        """Apply ``changed`` (None: drop the rule) if every check the rule satisfies still is."""
+        """Apply ``changed`` (None: drop the rule) if every check and group still holds."""
         frozen = changed.frozen() if changed is not None else None
-        still = set()
-        for c in by_rule[index]:
-            if frozen is not None and checks[c].by(frozen):
-                still.add(c)
-            elif not (satisfied_by[c] - {index}):
+        still = {c for c in by_rule[index] if frozen is not None and checks[c].by(frozen)}
+        lost = by_rule[index] - still
+
+        def after(c: int) -> bool:
+            return bool(satisfied_by[c] - {index}) if c in lost else bool(satisfied_by[c])
+
+        for c in lost:
+            if c in needed.alone and not after(c):
                 return False
-        for c in by_rule[index] - still:
+        touched = {g for c in lost for g in groups_of.get(c, ())}
+        if not all(group_ok(g, after) for g in touched):
+            return False
+        for c in lost:
             satisfied_by[c].discard(index)
         by_rule[index] = still
         if changed is None:
@@ -455,9 +495,6 @@ def _minimise(rules: list[_Rule], checks: Sequence[_Check]) -> list[_Rule]:
     # that must stay (a CSV's wildcard) takes over the narrow ones it covers.
     order = sorted(range(len(rules)), key=lambda i: (not rules[i].resource_names, i))
     for index in order:
-        if not by_rule[index]:
-            alive.discard(index)
-            continue
         try_change(index, None)
     for index in sorted(alive):
         for attr in ("verbs", "api_groups", "resources", "resource_names", "non_resource_urls"):

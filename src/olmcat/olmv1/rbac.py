@@ -210,7 +210,10 @@ def atomic_rules(rule: PolicyRule) -> Iterator[PolicyRule]:
 
 
 def _has_all(held: Sequence[str], wanted: Sequence[str]) -> bool:
-    return all(w in held for w in wanted)
+    for w in wanted:  # noqa: SIM110 - a loop: all() over a generator is slower here
+        if w not in held:
+            return False
+    return True
 
 
 def _resources_cover(held: Sequence[str], wanted: Sequence[str]) -> bool:
@@ -233,19 +236,21 @@ def _urls_cover(held: Sequence[str], wanted: Sequence[str]) -> bool:
 
 
 def rule_covers(held: PolicyRule, wanted: PolicyRule) -> bool:
+    """Whether holding ``held`` holds every permission of ``wanted``."""
     # A wildcard granted ("*" verb, group or resource: every current and future value) is held
     # only by the same wildcard; names listed are held by a rule without names or listing them.
+    if ALL not in held.verbs and not _has_all(held.verbs, wanted.verbs):
+        return False
+    if ALL not in held.api_groups and not _has_all(held.api_groups, wanted.api_groups):
+        return False
+    if not _resources_cover(held.resources, wanted.resources):
+        return False
     if wanted.resource_names:
-        names = not held.resource_names or _has_all(held.resource_names, wanted.resource_names)
-    else:
-        names = not held.resource_names
-    return (
-        (ALL in held.verbs or _has_all(held.verbs, wanted.verbs))
-        and (ALL in held.api_groups or _has_all(held.api_groups, wanted.api_groups))
-        and _resources_cover(held.resources, wanted.resources)
-        and names
-        and _urls_cover(held.non_resource_urls, wanted.non_resource_urls)
-    )
+        if held.resource_names and not _has_all(held.resource_names, wanted.resource_names):
+            return False
+    elif held.resource_names:
+        return False
+    return _urls_cover(held.non_resource_urls, wanted.non_resource_urls)
 
 
 def covers(held: Iterable[PolicyRule], granted: Iterable[PolicyRule]) -> list[PolicyRule]:
@@ -353,13 +358,14 @@ class Authority:
         group: str,
         resource: str,
         roles: Mapping[RoleKey, Sequence[PolicyRule]] | None = None,
+        memo: dict[Any, list[PolicyRule]] | None = None,
     ) -> list[str]:
         """Why this subject may not ``verb`` (create, update, patch) ``obj``; empty when it may.
 
         ``group`` and ``resource`` name the object's API resource. For Roles, ClusterRoles and their
         bindings the escalation rules apply on top of the request; ``roles`` holds the rules of the
         roles a binding may refer to (a role not in it is unknown: only ``bind`` allows binding
-        it).
+        it). ``memo`` keeps permissions found missing between calls on an unchanged authority.
         """
         namespace = _namespace(obj)
         name = _name(obj)
@@ -368,13 +374,31 @@ class Authority:
         if group != RBAC_GROUP or verb not in ("create", "update", "patch"):
             return reasons
         if resource in ("roles", "clusterroles"):
-            reasons.extend(self._role_escalation(obj, resource, namespace, request.name))
+            reasons.extend(self._role_escalation(obj, resource, namespace, request.name, memo))
         elif resource in ("rolebindings", "clusterrolebindings"):
-            reasons.extend(self._binding_escalation(obj, namespace, roles or {}))
+            reasons.extend(self._binding_escalation(obj, namespace, roles or {}, memo))
         return reasons
 
+    def _missing(
+        self,
+        granted: Sequence[PolicyRule],
+        namespace: str,
+        memo: dict[Any, list[PolicyRule]] | None,
+    ) -> list[PolicyRule]:
+        if memo is None:
+            return self.missing(granted, namespace)
+        key = (tuple(granted), namespace)
+        if key not in memo:
+            memo[key] = self.missing(granted, namespace)
+        return memo[key]
+
     def _role_escalation(
-        self, role: Mapping[str, Any], resource: str, namespace: str, name: str
+        self,
+        role: Mapping[str, Any],
+        resource: str,
+        namespace: str,
+        name: str,
+        memo: dict[Any, list[PolicyRule]] | None = None,
     ) -> list[str]:
         # "Restrictions on role creation or update": you can create/update a role if you already
         # have all the permissions contained in the role, at the same scope as the object being
@@ -390,7 +414,7 @@ class Authority:
                 f"ClusterRole {_name(role)!r} has an aggregationRule: creating it needs every "
                 "permission on every resource and URL (cluster-admin), or escalate"
             )
-        absent = self.missing(rules_of(role), namespace)
+        absent = self._missing(rules_of(role), namespace, memo)
         if absent:
             kind = "Role" if resource == "roles" else "ClusterRole"
             reasons.append(
@@ -405,6 +429,7 @@ class Authority:
         binding: Mapping[str, Any],
         namespace: str,
         roles: Mapping[RoleKey, Sequence[PolicyRule]],
+        memo: dict[Any, list[PolicyRule]] | None = None,
     ) -> list[str]:
         # "Restrictions on role binding creation or update": you can create/update a role binding
         # if you already have all the permissions contained in the referenced role (at the same
@@ -422,7 +447,7 @@ class Authority:
                 f"{kind} {ref_name!r} is not known, so its permissions cannot be shown to be held, "
                 "and bind on it is not allowed"
             ]
-        absent = self.missing(roles[key], namespace)
+        absent = self._missing(roles[key], namespace, memo)
         if not absent:
             return []
         return [
