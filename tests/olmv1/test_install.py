@@ -332,3 +332,25 @@ def test_checks_catch_extra_and_missing_rules() -> None:
     assert any(str(extra) in what for what in not_minimal(padded, needs, RENDERED))
     trimmed = replace(rbac, cluster=rbac.cluster[1:])
     assert insufficient(trimmed, needs, RENDERED)
+
+
+def test_held_wildcard_on_clusterroles_is_escalate_and_bind() -> None:
+    # An operator whose ClusterRole grants "*" on clusterroles: the installer must hold that rule
+    # to create the role, and holding it includes "escalate" and "bind" on every ClusterRole,
+    # which "explicitly allow specifying any permission in a Role or ClusterRole" -- so the
+    # role's other permissions need not be held
+    rules = [
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["*"]},
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+    ]
+    rendered = [
+        _obj(RBAC, "ClusterRole", "op.v1-esc", None, rules=rules),
+        _sa_binding("ClusterRoleBinding", "op.v1-esc", "ClusterRole", "op.v1-esc", None),
+    ]
+    rbac = installer_rbac(rendered, "op")
+    cluster = [r.to_dict() for r in rbac.cluster]
+    assert rules[0] in cluster
+    assert not any("secrets" in r.get("resources", []) for r in cluster)
+    needs = installer_needs(rendered, "op")
+    assert insufficient(rbac, needs, rendered) == []
+    assert not_minimal(rbac, needs, rendered) == []
