@@ -354,3 +354,25 @@ def test_held_wildcard_on_clusterroles_is_escalate_and_bind() -> None:
     needs = installer_needs(rendered, "op")
     assert insufficient(rbac, needs, rendered) == []
     assert not_minimal(rbac, needs, rendered) == []
+
+
+@pytest.mark.parametrize(
+    ("package", "channel", "version_range"),
+    [
+        ("hello-operator", None, None),
+        ("hello-operator", "stable", None),
+        ("hello-operator", "beta", None),
+        ("hello-operator", None, "<0.3.0"),
+        ("hello-operator", None, ">=0.1.0 <0.2.0"),
+        ("world-operator", None, None),
+    ],
+)
+def test_same_bundle_as_query_resolve(
+    fixture_catalog: str, package: str, channel: str | None, version_range: str | None
+) -> None:
+    from olmcat.olmv1.install import resolve_bundle
+    from olmcat.query.answers import resolve
+
+    with open_catalog(fixture_catalog) as catalog:
+        expected = resolve(catalog, package, channel, version_range)["name"]
+        assert resolve_bundle(catalog, package, channel, version_range).name == expected

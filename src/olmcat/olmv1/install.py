@@ -56,6 +56,7 @@ from olmcat.olmv1.rbac import (
 )
 
 if TYPE_CHECKING:
+    from olmcat.model import Bundle
     from olmcat.olmv1.bundle import RegistryV1
     from olmcat.readers.source import CatalogSource
 
@@ -755,6 +756,50 @@ def _replace_strings(value: Any, replacements: Mapping[str, str]) -> Any:
     return value
 
 
+def resolve_bundle(
+    catalog: CatalogSource,
+    package: str,
+    channel: str | None = None,
+    version_range: str | None = None,
+) -> Bundle:
+    """The bundle operator-controller installs for ``packageName`` / ``channels`` / ``version``:
+    the bundles of the channel (of every channel without one) whose version is in the range, then
+    :func:`olmcat.model.graph.olm_v1_choice` (not deprecated first, then the highest version and
+    release). The same choice as :func:`olmcat.query.answers.resolve`, worded as it words its
+    errors."""
+    from olmcat.model.graph import olm_v1_choice
+    from olmcat.model.versions import opm_version
+    from olmcat.model.versions import version_range as parse_range
+
+    constraint = parse_range(version_range) if version_range else None
+    pkg = None
+    if package in catalog.package_names():
+        pkg = next(iter(catalog.packages({package})), None)
+    if pkg is None:
+        raise InputError(f"no package {package!r} in the catalog")
+    bundles = list(pkg.bundles)
+    if channel is not None:
+        found = pkg.channel(channel)
+        if found is None:
+            known = ", ".join(sorted(c.name for c in pkg.channels)) or "none"
+            raise InputError(f"package {pkg.name!r} has no channel {channel!r} (channels: {known})")
+        names = {e.name for e in found.entries}
+        bundles = [b for b in bundles if b.name in names]
+    versions = {}
+    for bundle in bundles:
+        version = opm_version(bundle.version)
+        if version is not None and (constraint is None or constraint.contains(version)):
+            versions[bundle.name] = version
+    if not versions:
+        what = f" matching version {version_range!r}" if version_range else ""
+        where = f" in channel {channel!r}" if channel is not None else ""
+        raise InputError(f"no package {package!r}{what} found{where}")
+    chosen = olm_v1_choice(sorted(versions), versions, pkg.deprecated_names()[2])
+    found_bundle = pkg.bundle(chosen)
+    assert found_bundle is not None
+    return found_bundle
+
+
 def cluster_extension(
     name: str,
     package: str,
@@ -848,7 +893,7 @@ def install_stream(
     notify: NoticeSink = discard,
 ) -> InstallResult:
     """What an admin applies to install ``package`` from ``catalog`` with OLM v1: the bundle is
-    the one operator-controller resolves (:func:`olmcat.query.answers.resolve`), rendered as
+    the one operator-controller resolves (:func:`resolve_bundle`), rendered as
     v1.11.0 renders it; the installer ServiceAccount gets least-privilege rules for it.
 
     ``read_image`` reads the bundle image when the catalog holds only ``olm.csv.metadata``
@@ -860,7 +905,6 @@ def install_stream(
     """
     from olmcat.olmv1.bundle import from_catalog_bundle
     from olmcat.olmv1.render.renderer import render
-    from olmcat.query.answers import get_package, resolve
 
     extension_name = extension_name or package
     service_account = service_account or f"{extension_name}-installer"
@@ -870,10 +914,7 @@ def install_stream(
     if watch_namespace is not None:
         _check_name(watch_namespace, "watch namespace", _DNS1123_LABEL, 63)
 
-    chosen = resolve(catalog, package, channel, version_range)
-    pkg = get_package(catalog, package)
-    found = pkg.bundle(chosen["name"])
-    assert found is not None
+    found = resolve_bundle(catalog, package, channel, version_range)
     rv1 = from_catalog_bundle(found)
     if rv1 is None:
         if read_image is None or not found.image:
@@ -945,9 +986,9 @@ def install_stream(
         notify(
             Notice(
                 CODE_UNPINNED,
-                f"the installer's rules are those of {found.name} ({chosen['version']}); OLM v1 "
+                f"the installer's rules are those of {found.name} ({found.version}); OLM v1 "
                 "upgrades the extension to newer bundles of the package, which may need more: "
-                f"pass --version {chosen['version']} to pin it",
+                f"pass --version {found.version} to pin it",
                 severity="info",
                 package=package,
                 bundle=found.name,
@@ -956,7 +997,7 @@ def install_stream(
     return InstallResult(
         package=package,
         bundle=found.name,
-        version=str(chosen["version"]),
+        version=found.version,
         image=found.image,
         extension_name=extension_name,
         namespace=namespace,
