@@ -111,6 +111,11 @@ _EXPORTS: dict[str, str] = {
     # OLM v1 (operator-controller v1.11.0)
     "olmv1_install": "olmcat.olmv1.install:install_stream",
     "OlmV1InstallResult": "olmcat.olmv1.install:InstallResult",
+    "RegistryV1": "olmcat.olmv1.bundle:RegistryV1",
+    "read_olmv1_bundle": "olmcat.olmv1.bundle:read_bundle",
+    "validate_olmv1_bundle": "olmcat.olmv1.validators:validate",
+    "render_olmv1_bundle": "olmcat.olmv1.render:render_bundle",
+    "render_olmv1_source": "olmcat.olmv1.render:render_source",
 }
 
 __all__ = [
@@ -150,6 +155,7 @@ __all__ = [
     "PlanOptions",
     "Property",
     "RegistryOptions",
+    "RegistryV1",
     "RelatedImage",
     "TemplateReport",
     "UpgradePictures",
@@ -182,8 +188,11 @@ __all__ = [
     "plan_catalog",
     "prune_packages",
     "prune_stranded",
+    "read_olmv1_bundle",
     "remove_packages",
     "render_bundles",
+    "render_olmv1_bundle",
+    "render_olmv1_source",
     "render_template",
     "render_template_text",
     "upgrade_check",
@@ -191,6 +200,7 @@ __all__ = [
     "upgrade_pictures",
     "use_registry_options",
     "validate_catalog",
+    "validate_olmv1_bundle",
     "write_directory",
     "write_stream",
 ]
@@ -247,8 +257,13 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.olmv1.bundle import RegistryV1
+    from olmcat.olmv1.bundle import read_bundle as read_olmv1_bundle
     from olmcat.olmv1.install import InstallResult as OlmV1InstallResult
     from olmcat.olmv1.install import install_stream as olmv1_install
+    from olmcat.olmv1.render import render_bundle as render_olmv1_bundle
+    from olmcat.olmv1.render import render_source as render_olmv1_source
+    from olmcat.olmv1.validators import validate as validate_olmv1_bundle
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
     from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures

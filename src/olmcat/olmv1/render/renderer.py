@@ -9,20 +9,28 @@ kind, namespace and name) and :func:`to_yaml` writes one as ``sigs.k8s.io/yaml``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from olmcat.errors import ValidationError
 from olmcat.go.yaml import dump_document
 from olmcat.model.manifests import as_dict, as_list, as_str
 from olmcat.olmv1.bundle import RegistryV1
 from olmcat.olmv1.render.certproviders import PROVIDERS
-from olmcat.olmv1.render.generators import GENERATORS, Manifest, Options
-from olmcat.olmv1.validators import go_list, validate
+from olmcat.olmv1.render.generators import GENERATORS, Manifest, Options, RenderError
+from olmcat.olmv1.render.names import unique_name
+from olmcat.olmv1.validators import RULES, go_list
 
-
-class RenderError(ValidationError):
-    """The bundle or the options are refused, worded as v1.11.0 words it."""
+__all__ = [
+    "REGISTRY_V1",
+    "BundleRenderer",
+    "RenderError",
+    "manifest_files",
+    "render",
+    "sorted_objects",
+    "to_yaml",
+    "yaml_stream",
+]
 
 
 def supported_install_modes(rv1: RegistryV1) -> set[str]:
@@ -66,6 +74,68 @@ def target_namespaces_error(
     )
 
 
+Validator = Callable[[RegistryV1], list[str]]
+Generator = Callable[[RegistryV1, Options], list[Manifest]]
+UniqueNameGenerator = Callable[[str, dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class BundleRenderer:
+    """``render.BundleRenderer``: validators, then options, then generators."""
+
+    validators: tuple[Validator, ...] = ()
+    generators: tuple[Generator, ...] = ()
+
+    def render(
+        self,
+        rv1: RegistryV1,
+        install_namespace: str,
+        *,
+        target_namespaces: Sequence[str] | None = None,
+        cert_provider: str | None = None,
+        deployment_config: dict[str, Any] | None = None,
+        unique_name_generator: UniqueNameGenerator | None = unique_name,
+    ) -> list[Manifest]:
+        """The objects, in generator order; a :class:`RenderError` with v1.11.0's text when the
+        bundle or the options are refused. ``target_namespaces`` empty or None: the bundle's
+        default (all namespaces when it supports AllNamespaces)."""
+        errors = [message for check in self.validators for message in check(rv1)]
+        if errors:
+            raise RenderError("\n".join(errors))
+        if cert_provider is not None and cert_provider not in PROVIDERS:
+            raise RenderError(
+                f"unknown certificate provider {cert_provider!r} "
+                f"(choose from {', '.join(PROVIDERS)})"
+            )
+        targets = (
+            tuple(target_namespaces) if target_namespaces else default_target_namespaces(rv1) or ()
+        )
+        problems = []
+        if unique_name_generator is None:
+            problems.append("unique name generator must be specified")
+        problem = target_namespaces_error(rv1, install_namespace, targets)
+        if problem is not None:
+            problems.append(f"invalid target namespaces {go_list(list(targets))}: {problem}")
+        if problems:
+            raise RenderError("invalid option(s): " + "\n".join(problems))
+        assert unique_name_generator is not None
+        opts = Options(
+            install_namespace=install_namespace,
+            target_namespaces=targets,
+            cert_provider=cert_provider,
+            deployment_config=deployment_config,
+            unique_name=unique_name_generator,
+        )
+        objects: list[Manifest] = []
+        for generator in self.generators:
+            objects.extend(generator(rv1, opts))
+        return objects
+
+
+# ``registryv1.Renderer``: every validator, every generator.
+REGISTRY_V1 = BundleRenderer(tuple(RULES.values()), GENERATORS)
+
+
 def render(
     rv1: RegistryV1,
     install_namespace: str,
@@ -74,33 +144,14 @@ def render(
     cert_provider: str | None = None,
     deployment_config: dict[str, Any] | None = None,
 ) -> list[Manifest]:
-    """``registryv1.Renderer.Render``: the objects, in generator order; a :class:`RenderError`
-    with v1.11.0's text when the bundle or the options are refused."""
-    findings = validate(rv1)
-    if findings:
-        raise RenderError("\n".join(f.message for f in findings))
-    if cert_provider is not None and cert_provider not in PROVIDERS:
-        raise RenderError(
-            f"unknown certificate provider {cert_provider!r} (choose from {', '.join(PROVIDERS)})"
-        )
-    targets = (
-        tuple(target_namespaces) if target_namespaces else default_target_namespaces(rv1) or ()
-    )
-    problem = target_namespaces_error(rv1, install_namespace, targets)
-    if problem is not None:
-        raise RenderError(
-            f"invalid option(s): invalid target namespaces {go_list(list(targets))}: {problem}"
-        )
-    opts = Options(
-        install_namespace=install_namespace,
-        target_namespaces=targets,
+    """``registryv1.Renderer.Render`` (see :meth:`BundleRenderer.render`)."""
+    return REGISTRY_V1.render(
+        rv1,
+        install_namespace,
+        target_namespaces=target_namespaces,
         cert_provider=cert_provider,
         deployment_config=deployment_config,
     )
-    objects: list[Manifest] = []
-    for generator in GENERATORS:
-        objects.extend(generator(rv1, opts))
-    return objects
 
 
 # -- output ---------------------------------------------------------------------------------------
