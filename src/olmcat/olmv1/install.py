@@ -894,7 +894,9 @@ def install_stream(
 ) -> InstallResult:
     """What an admin applies to install ``package`` from ``catalog`` with OLM v1: the bundle is
     the one operator-controller resolves (:func:`resolve_bundle`), rendered as
-    v1.11.0 renders it; the installer ServiceAccount gets least-privilege rules for it.
+    v1.11.0 renders it (:func:`olmcat.olmv1.render.render_bundle`, the watch namespace validated
+    as the ClusterExtension's configuration); the installer ServiceAccount gets least-privilege
+    rules for it.
 
     ``read_image`` reads the bundle image when the catalog holds only ``olm.csv.metadata``
     (without it, such a bundle is an error). ``cert_provider`` is the certificate provider of the
@@ -904,7 +906,7 @@ def install_stream(
     ``${EXTENSION_NAME}``.
     """
     from olmcat.olmv1.bundle import from_catalog_bundle
-    from olmcat.olmv1.render.renderer import render
+    from olmcat.olmv1.render import render_bundle
 
     extension_name = extension_name or package
     service_account = service_account or f"{extension_name}-installer"
@@ -951,10 +953,10 @@ def install_stream(
     shown = {k: _PLACEHOLDERS[k] for k in values} if template else dict(values)
     if template and watch == namespace:
         shown["WATCH_NAMESPACE"] = shown["NAMESPACE"]
-    rendered = render(
+    rendered = render_bundle(
         rv1,
         shown["NAMESPACE"],
-        target_namespaces=[shown["WATCH_NAMESPACE"]] if watch is not None else None,
+        watch_namespace=shown.get("WATCH_NAMESPACE"),
         cert_provider=cert_provider,
     )
     objects, rbac, needs = install_objects(
