@@ -376,3 +376,32 @@ def test_same_bundle_as_query_resolve(
     with open_catalog(fixture_catalog) as catalog:
         expected = resolve(catalog, package, channel, version_range)["name"]
         assert resolve_bundle(catalog, package, channel, version_range).name == expected
+
+
+@pytest.mark.parametrize("provider", ["cert-manager", "openshift-service-ca"])
+def test_webhook_bundle(provider: str) -> None:
+    # The webhook bundle of olmv1 render's fixtures, rendered with a certificate provider:
+    # webhook configurations are cluster-scoped although operator-controller writes a namespace
+    # on them, so the installer manages them through its ClusterRole; cert-manager's Issuer and
+    # Certificate are namespaced
+    from olmcat.olmv1.bundle import read_bundle_dir
+    from olmcat.olmv1.render import render_bundle
+
+    rv1 = read_bundle_dir(FIXTURES / "olmv1" / "webhook-bundle")
+    rendered = render_bundle(rv1, "webhook-system", cert_provider=provider)
+    objects, rbac, needs = install_objects(
+        rendered,
+        package=rv1.package_name,
+        namespace="webhook-system",
+        extension_name="webhook",
+        service_account="webhook-installer",
+    )
+    assert insufficient(rbac, needs, rendered) == []
+    assert not_minimal(rbac, needs, rendered) == []
+    assert schema_errors(objects) == []
+    cluster = {res for r in rbac.cluster for res in r.resources}
+    namespaced = {res for r in dict(rbac.namespaced)["webhook-system"] for res in r.resources}
+    assert {"validatingwebhookconfigurations", "mutatingwebhookconfigurations"} <= cluster
+    assert not {"validatingwebhookconfigurations", "mutatingwebhookconfigurations"} & namespaced
+    if provider == "cert-manager":
+        assert {"issuers", "certificates"} <= namespaced

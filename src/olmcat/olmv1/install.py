@@ -89,40 +89,44 @@ NAMESPACE_COLLECTION_VERBS = ("create",)
 CLUSTER_COLLECTION_VERBS = ("list", "watch")
 
 # The API resource (plural) of the kinds registry+v1 bundles ship and operator-controller makes,
-# by (group, kind). Custom resources take theirs from the bundle's CustomResourceDefinitions.
-_RESOURCES: dict[tuple[str, str], str] = {
-    ("", "ConfigMap"): "configmaps",
-    ("", "Namespace"): "namespaces",
-    ("", "Secret"): "secrets",
-    ("", "Service"): "services",
-    ("", "ServiceAccount"): "serviceaccounts",
+# by (group, kind), and whether it is namespaced. Custom resources take theirs from the bundle's
+# CustomResourceDefinitions.
+_CLUSTER, _NAMESPACED = False, True
+_RESOURCES: dict[tuple[str, str], tuple[str, bool]] = {
+    ("", "ConfigMap"): ("configmaps", _NAMESPACED),
+    ("", "Namespace"): ("namespaces", _CLUSTER),
+    ("", "Secret"): ("secrets", _NAMESPACED),
+    ("", "Service"): ("services", _NAMESPACED),
+    ("", "ServiceAccount"): ("serviceaccounts", _NAMESPACED),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): (
-        "mutatingwebhookconfigurations"
+        "mutatingwebhookconfigurations",
+        _CLUSTER,
     ),
     ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
-        "validatingwebhookconfigurations"
+        "validatingwebhookconfigurations",
+        _CLUSTER,
     ),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): "customresourcedefinitions",
-    ("apiregistration.k8s.io", "APIService"): "apiservices",
-    ("apps", "Deployment"): "deployments",
-    ("autoscaling.k8s.io", "VerticalPodAutoscaler"): "verticalpodautoscalers",
-    ("cert-manager.io", "Certificate"): "certificates",
-    ("cert-manager.io", "Issuer"): "issuers",
-    ("console.openshift.io", "ConsoleCLIDownload"): "consoleclidownloads",
-    ("console.openshift.io", "ConsoleLink"): "consolelinks",
-    ("console.openshift.io", "ConsolePlugin"): "consoleplugins",
-    ("console.openshift.io", "ConsoleQuickStart"): "consolequickstarts",
-    ("console.openshift.io", "ConsoleYAMLSample"): "consoleyamlsamples",
-    ("monitoring.coreos.com", "PodMonitor"): "podmonitors",
-    ("monitoring.coreos.com", "PrometheusRule"): "prometheusrules",
-    ("monitoring.coreos.com", "ServiceMonitor"): "servicemonitors",
-    ("networking.k8s.io", "NetworkPolicy"): "networkpolicies",
-    ("policy", "PodDisruptionBudget"): "poddisruptionbudgets",
-    (RBAC_GROUP, "ClusterRole"): "clusterroles",
-    (RBAC_GROUP, "ClusterRoleBinding"): "clusterrolebindings",
-    (RBAC_GROUP, "Role"): "roles",
-    (RBAC_GROUP, "RoleBinding"): "rolebindings",
-    ("scheduling.k8s.io", "PriorityClass"): "priorityclasses",
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("customresourcedefinitions", _CLUSTER),
+    ("apiregistration.k8s.io", "APIService"): ("apiservices", _CLUSTER),
+    ("apps", "Deployment"): ("deployments", _NAMESPACED),
+    ("autoscaling.k8s.io", "VerticalPodAutoscaler"): ("verticalpodautoscalers", _NAMESPACED),
+    ("cert-manager.io", "Certificate"): ("certificates", _NAMESPACED),
+    ("cert-manager.io", "Issuer"): ("issuers", _NAMESPACED),
+    ("console.openshift.io", "ConsoleCLIDownload"): ("consoleclidownloads", _CLUSTER),
+    ("console.openshift.io", "ConsoleLink"): ("consolelinks", _CLUSTER),
+    ("console.openshift.io", "ConsolePlugin"): ("consoleplugins", _CLUSTER),
+    ("console.openshift.io", "ConsoleQuickStart"): ("consolequickstarts", _CLUSTER),
+    ("console.openshift.io", "ConsoleYAMLSample"): ("consoleyamlsamples", _CLUSTER),
+    ("monitoring.coreos.com", "PodMonitor"): ("podmonitors", _NAMESPACED),
+    ("monitoring.coreos.com", "PrometheusRule"): ("prometheusrules", _NAMESPACED),
+    ("monitoring.coreos.com", "ServiceMonitor"): ("servicemonitors", _NAMESPACED),
+    ("networking.k8s.io", "NetworkPolicy"): ("networkpolicies", _NAMESPACED),
+    ("policy", "PodDisruptionBudget"): ("poddisruptionbudgets", _NAMESPACED),
+    (RBAC_GROUP, "ClusterRole"): ("clusterroles", _CLUSTER),
+    (RBAC_GROUP, "ClusterRoleBinding"): ("clusterrolebindings", _CLUSTER),
+    (RBAC_GROUP, "Role"): ("roles", _NAMESPACED),
+    (RBAC_GROUP, "RoleBinding"): ("rolebindings", _NAMESPACED),
+    ("scheduling.k8s.io", "PriorityClass"): ("priorityclasses", _CLUSTER),
 }
 
 
@@ -149,31 +153,34 @@ def resource_of(
     obj: Mapping[str, Any],
     crds: Sequence[Mapping[str, Any]] = (),
     notify: NoticeSink = discard,
-) -> tuple[str, str]:
-    """(API group, resource) of ``obj``: built-in kinds from a table, custom resources from a
-    CustomResourceDefinition of ``crds`` (``spec.names.plural``), anything else guessed as kubectl
-    guesses without discovery (and reported)."""
+) -> tuple[str, str, bool]:
+    """(API group, resource, namespaced) of ``obj``: built-in kinds from a table, custom resources
+    from a CustomResourceDefinition of ``crds`` (``spec.names.plural``, ``spec.scope``), anything
+    else guessed as kubectl guesses without discovery, namespaced when the object names a
+    namespace (and reported)."""
     group, kind = _group(obj), as_str(obj.get("kind"))
     known = _RESOURCES.get((group, kind))
     if known is not None:
-        return group, known
+        return group, *known
     for crd in crds:
         spec = as_dict(crd.get("spec"))
         names = as_dict(spec.get("names"))
         if as_str(spec.get("group")) == group and as_str(names.get("kind")) == kind:
             plural = as_str(names.get("plural"))
             if plural:
-                return group, plural
+                return group, plural, as_str(spec.get("scope")) != "Cluster"
     plural = _guess_plural(kind)
+    namespaced = bool(as_str(_meta(obj).get("namespace")))
     notify(
         Notice(
             CODE_GUESSED_RESOURCE,
             f"{kind}.{group or 'core'} {as_str(_meta(obj).get('name'))!r}: no resource known for "
-            f"the kind; the installer's rules name {plural!r} (kubectl's guess), check it with "
-            "`kubectl api-resources`",
+            f"the kind; the installer's rules name {plural!r} (kubectl's guess), "
+            f"{'namespaced' if namespaced else 'cluster-scoped'} as the object has "
+            f"{'a' if namespaced else 'no'} namespace: check it with `kubectl api-resources`",
         )
     )
-    return group, plural
+    return group, plural, namespaced
 
 
 # ------------------------------------------------------------------------------------------------
@@ -206,8 +213,12 @@ def installer_needs(
     creates: set[tuple[str, str, str]] = set()
     watches: set[tuple[str, str]] = set()
     for obj in objects:
-        group, resource = resource_of(obj, crds, notify)
-        namespace = as_str(_meta(obj).get("namespace"))
+        group, resource, namespaced = resource_of(obj, crds, notify)
+        # a cluster-scoped object's namespace (operator-controller writes one on webhook
+        # configurations) is not part of its requests
+        namespace = as_str(_meta(obj).get("namespace")) if namespaced else ""
+        if not namespaced and as_str(_meta(obj).get("namespace")):
+            obj = {**obj, "metadata": {k: v for k, v in _meta(obj).items() if k != "namespace"}}
         name = as_str(_meta(obj).get("name"))
         rbac = group == RBAC_GROUP
         for verb in OBJECT_VERBS:
