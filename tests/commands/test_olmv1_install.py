@@ -92,3 +92,20 @@ def test_help_has_examples() -> None:
     assert code == 0
     assert "Examples:" in out
     assert "--template" in out
+
+
+def test_watch_namespace(catalog: str) -> None:
+    # hello-operator supports OwnNamespace and AllNamespaces: another namespace is refused with
+    # v1.11.0's configuration error, its own namespace written as spec.config
+    code, out, err = invoke("olmv1", "install", "hello-operator", "--catalog", catalog, "--namespace", "hello", "--watch-namespace", "other")  # fmt: skip
+    assert code == 1 and out == ""
+    assert err.startswith("olmcat: error: invalid ClusterExtension configuration: ")
+    assert 'invalid value "other": must be "hello"' in err
+    code, out, err = invoke("olmv1", "install", "hello-operator", "--catalog", catalog, "--namespace", "hello", "--watch-namespace", "hello", "--template")  # fmt: skip
+    assert code == 0, err
+    extension = list(yaml.safe_load_all(out))[-1]
+    assert extension["spec"]["config"] == {
+        "configType": "Inline",
+        "inline": {"watchNamespace": "${NAMESPACE}"},
+    }
+    assert "olmcat: warning: hello-operator.v0.3.0 watches namespace hello: " in err

@@ -942,18 +942,6 @@ def install_stream(
     if refusals:
         raise InputError(f"bundle {found.name}: " + "; ".join(refusals))
     watch = _watch_namespace(rv1, namespace, watch_namespace)
-    if watch is not None:
-        notify(
-            Notice(
-                CODE_WATCH_NAMESPACE,
-                f"{found.name} watches namespace {watch}: operator-controller v1.11.0 installs it "
-                "only with the SingleOwnNamespaceInstallSupport feature gate (alpha, off by "
-                "default), whose experimental ClusterExtension API has spec.config",
-                package=package,
-                bundle=found.name,
-            )
-        )
-
     values = {
         "NAMESPACE": namespace,
         "SERVICE_ACCOUNT": service_account,
@@ -970,6 +958,18 @@ def install_stream(
         watch_namespace=shown.get("WATCH_NAMESPACE"),
         cert_provider=cert_provider,
     )
+    if watch is not None:
+        notify(
+            Notice(
+                CODE_WATCH_NAMESPACE,
+                f"{found.name} watches namespace {watch}: operator-controller v1.11.0 installs it "
+                "only with the SingleOwnNamespaceInstallSupport feature gate (alpha, off by "
+                "default), whose experimental ClusterExtension API has spec.config",
+                package=package,
+                bundle=found.name,
+            )
+        )
+
     objects, rbac, needs = install_objects(
         rendered,
         package=package,
