@@ -405,3 +405,41 @@ def test_webhook_bundle(provider: str) -> None:
     assert not {"validatingwebhookconfigurations", "mutatingwebhookconfigurations"} & namespaced
     if provider == "cert-manager":
         assert {"issuers", "certificates"} <= namespaced
+
+
+def test_catalog_with_csv_metadata_only_reads_the_image(fixture_catalog: str) -> None:
+    # a catalog that carries only olm.csv.metadata has no manifests: the bundle image is read
+    # (here a stand-in that returns the manifests); without a reader the run says why it stops
+    from dataclasses import replace
+
+    from olmcat.model import property as prop
+    from olmcat.olmv1.bundle import from_catalog_bundle
+    from olmcat.readers.memory import MemoryCatalog
+
+    with open_catalog(fixture_catalog) as catalog:
+        pkg = next(iter(catalog.packages({"hello-operator"})))
+    head = pkg.bundle("hello-operator.v0.3.0")
+    assert head is not None
+    rv1 = from_catalog_bundle(head)
+    assert rv1 is not None
+    stripped = replace(
+        head,
+        image="quay.io/example/hello-operator:v0.3.0",
+        properties=tuple(p for p in head.properties if p.type != prop.TYPE_BUNDLE_OBJECT),
+    )
+    bundles = tuple(stripped if b.name == head.name else b for b in pkg.bundles)
+    only_metadata = MemoryCatalog([replace(pkg, bundles=bundles)])
+    with pytest.raises(InputError) as info:
+        install_stream(only_metadata, "hello-operator", "hello")
+    assert "the catalog holds only its olm.csv.metadata" in str(info.value)
+    read: list[str] = []
+
+    def read_image(ref: str) -> Any:
+        read.append(ref)
+        return rv1
+
+    result = install_stream(only_metadata, "hello-operator", "hello", read_image=read_image)
+    assert read == ["quay.io/example/hello-operator:v0.3.0"]
+    with open_catalog(fixture_catalog) as catalog:
+        direct = install_stream(catalog, "hello-operator", "hello")
+    assert result.objects == direct.objects
