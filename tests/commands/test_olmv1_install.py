@@ -109,3 +109,20 @@ def test_watch_namespace(catalog: str) -> None:
         "inline": {"watchNamespace": "${NAMESPACE}"},
     }
     assert "olmcat: warning: hello-operator.v0.3.0 watches namespace hello: " in err
+
+
+def test_no_service_account(catalog: str) -> None:
+    # what operator-controller v1.11.0 needs: the Namespace and a ClusterExtension without
+    # spec.serviceAccount (valid against v1.11.0's CRD), and no warning about the field
+    from tests.support.install_checks import schema_errors
+
+    code, out, err = invoke("olmv1", "install", "hello-operator", "--catalog", catalog, "--namespace", "hello", "--no-service-account")  # fmt: skip
+    assert code == 0, err
+    assert err == ""
+    docs = list(yaml.safe_load_all(out))
+    assert [d["kind"] for d in docs] == ["Namespace", "ClusterExtension"]
+    assert docs[1]["spec"] == {
+        "namespace": "hello",
+        "source": {"sourceType": "Catalog", "catalog": {"packageName": "hello-operator"}},
+    }
+    assert schema_errors(docs) == []

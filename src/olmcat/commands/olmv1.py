@@ -137,6 +137,8 @@ def render(
     "olmcat olmv1 install hello-operator --catalog out/catalog --namespace hello",
     "olmcat olmv1 install hello-operator --catalog index.db --namespace hello --channel stable "
     "--version '<0.3.0' --service-account hello-installer",
+    "olmcat olmv1 install hello-operator --catalog out/catalog --namespace hello "
+    "--no-service-account",
     "olmcat olmv1 install hello-operator --catalog out/catalog --namespace hello --template "
     "> hello.yaml.in",
     "olmcat olmv1 install hello-operator --catalog out/catalog --namespace hello "
@@ -201,6 +203,13 @@ def render(
     help="Write ${NAMESPACE}, ${SERVICE_ACCOUNT}, "
     "${EXTENSION_NAME} and ${WATCH_NAMESPACE} instead of their values (for envsubst).",
 )
+@click.option(
+    "--no-service-account",
+    "no_service_account",
+    is_flag=True,
+    help="Leave out the installer ServiceAccount and its roles, and spec.serviceAccount: all "
+    "operator-controller v1.11.0 needs (it ignores the field, and warns when it is set).",
+)
 @platform_option
 @cache_options
 @registry_options()
@@ -218,6 +227,7 @@ def install(
     watch_namespace: str | None,
     cert_provider: str,
     template: bool,
+    no_service_account: bool,
     platform: str | None,
     report: Path | None,
 ) -> None:
@@ -253,6 +263,7 @@ def install(
                     watch_namespace=watch_namespace,
                     cert_provider=None if cert_provider == "none" else cert_provider,
                     template=template,
+                    installer=not no_service_account,
                     read_image=lambda ref: read_bundle_image(
                         ref, platform=platform, notify=notices
                     ),

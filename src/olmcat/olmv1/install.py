@@ -815,25 +815,25 @@ def cluster_extension(
     name: str,
     package: str,
     namespace: str,
-    service_account: str,
+    service_account: str | None,
     *,
     channel: str | None = None,
     version_range: str | None = None,
     watch_namespace: str | None = None,
 ) -> dict[str, Any]:
     """A ``ClusterExtension`` (olm.operatorframework.io/v1) installing ``package`` from a catalog
-    into ``namespace``; ``spec.config`` only for a watch namespace (the experimental API of the
-    SingleOwnNamespaceInstallSupport feature gate)."""
+    into ``namespace`` (with ``spec.serviceAccount`` unless ``service_account`` is None: v1.11.0
+    ignores it, earlier releases require it); ``spec.config`` only for a watch namespace (the
+    experimental API of the SingleOwnNamespaceInstallSupport feature gate)."""
     catalog: dict[str, Any] = {"packageName": package}
     if channel is not None:
         catalog["channels"] = [channel]
     if version_range is not None:
         catalog["version"] = version_range
-    spec: dict[str, Any] = {
-        "namespace": namespace,
-        "serviceAccount": {"name": service_account},
-        "source": {"sourceType": "Catalog", "catalog": catalog},
-    }
+    spec: dict[str, Any] = {"namespace": namespace}
+    if service_account is not None:
+        spec["serviceAccount"] = {"name": service_account}
+    spec["source"] = {"sourceType": "Catalog", "catalog": catalog}
     if watch_namespace is not None:
         spec["config"] = {"configType": "Inline", "inline": {"watchNamespace": watch_namespace}}
     return {
@@ -854,10 +854,13 @@ def install_objects(
     channel: str | None = None,
     version_range: str | None = None,
     watch_namespace: str | None = None,
+    installer: bool = True,
     notify: NoticeSink = discard,
 ) -> tuple[list[dict[str, Any]], InstallerRBAC, list[Need]]:
     """The stream for objects already rendered: Namespace(s), ServiceAccount, the installer's
-    roles and bindings, the ClusterExtension; with the rules and the needs they were made for."""
+    roles and bindings, the ClusterExtension; with the rules and the needs they were made for.
+    Without ``installer`` the stream is the Namespace(s) and a ClusterExtension without
+    ``spec.serviceAccount`` (what v1.11.0 needs; the rules are still computed)."""
     rbac = installer_rbac(rendered, extension_name, notify)
     needs = installer_needs(rendered, extension_name)
     namespaces = [namespace]
@@ -866,20 +869,21 @@ def install_objects(
     objects: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces
     ]
-    objects.append(
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": service_account, "namespace": namespace},
-        }
-    )
-    objects.extend(rbac.objects(f"{extension_name}-installer", service_account, namespace))
+    if installer:
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": service_account, "namespace": namespace},
+            }
+        )
+        objects.extend(rbac.objects(f"{extension_name}-installer", service_account, namespace))
     objects.append(
         cluster_extension(
             extension_name,
             package,
             namespace,
-            service_account,
+            service_account if installer else None,
             channel=channel,
             version_range=version_range,
             watch_namespace=watch_namespace,
@@ -900,6 +904,7 @@ def install_stream(
     watch_namespace: str | None = None,
     cert_provider: str | None = "cert-manager",
     template: bool = False,
+    installer: bool = True,
     read_image: Callable[[str], RegistryV1] | None = None,
     notify: NoticeSink = discard,
 ) -> InstallResult:
@@ -914,7 +919,9 @@ def install_stream(
     cluster (v1.11.0's default: cert-manager; None: none, and bundles with webhooks are refused).
     With ``template`` the namespace, watch namespace, ServiceAccount and extension name are
     written as ``${NAMESPACE}``, ``${WATCH_NAMESPACE}``, ``${SERVICE_ACCOUNT}`` and
-    ``${EXTENSION_NAME}``.
+    ``${EXTENSION_NAME}``. Without ``installer`` the stream leaves out the installer
+    ServiceAccount and its roles, and the ClusterExtension has no ``spec.serviceAccount``
+    (operator-controller v1.11.0 ignores it and warns when it is set).
     """
     from olmcat.olmv1.bundle import from_catalog_bundle
     from olmcat.olmv1.render import render_bundle
@@ -979,22 +986,25 @@ def install_stream(
         channel=channel,
         version_range=version_range,
         watch_namespace=shown.get("WATCH_NAMESPACE"),
+        installer=installer,
         notify=notify,
     )
     if template:
         replacements = {_PLACEHOLDERS[k]: "${" + k + "}" for k in shown}
         objects = [_replace_strings(o, replacements) for o in objects]
-    notify(
-        Notice(
-            CODE_SA_IGNORED,
-            f"{found.name}: operator-controller v1.11.0 ignores spec.serviceAccount (deprecated: "
-            "it applies everything with its own cluster-admin ServiceAccount and warns when the "
-            "field is set); v1.0 to v1.10 require it and install with the ServiceAccount's "
-            "least-privilege rules written here",
-            package=package,
-            bundle=found.name,
+    if installer:
+        notify(
+            Notice(
+                CODE_SA_IGNORED,
+                f"{found.name}: operator-controller v1.11.0 ignores spec.serviceAccount "
+                "(deprecated: it applies everything with its own cluster-admin ServiceAccount "
+                "and warns when the field is set); v1.0 to v1.10 require it and install with the "
+                "ServiceAccount's least-privilege rules written here (--no-service-account "
+                "leaves them out)",
+                package=package,
+                bundle=found.name,
+            )
         )
-    )
     if version_range is None:
         notify(
             Notice(
