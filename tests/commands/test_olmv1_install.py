@@ -44,6 +44,7 @@ def test_stream(catalog: str) -> None:
     assert err.startswith(
         "olmcat: warning: hello-operator.v0.3.0: operator-controller v1.11.0 ignores spec.serviceAccount"
     )
+    assert err.rstrip().endswith("(--no-service-account leaves them out)")
 
 
 def test_same_stream_from_the_sqlite_database(catalog: str) -> None:
