@@ -52,7 +52,7 @@ def _variants(rbac: InstallerRBAC) -> list[tuple[str, Authority]]:
                     continue  # none left would match nothing (or, for names, every name)
                 for value in values:
                     smaller = replace(rule, **{name: tuple(v for v in values if v != value)})
-                    changed = [*rules[:index], smaller, *rules[index + 1:]]
+                    changed = [*rules[:index], smaller, *rules[index + 1 :]]
                     out.append(
                         (
                             f"{where}: {value!r} left out of {name} of {rule}",
