@@ -114,6 +114,8 @@ _EXPORTS: dict[str, str] = {
     "upgrade_pictures": "olmcat.pictures.upgrade:upgrade_pictures",
     "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
     # OLM v1 (operator-controller v1.11.0)
+    "olmv1_install": "olmcat.olmv1.install:install_stream",
+    "OlmV1InstallResult": "olmcat.olmv1.install:InstallResult",
     "RegistryV1": "olmcat.olmv1.bundle:RegistryV1",
     "read_olmv1_bundle": "olmcat.olmv1.bundle:read_bundle",
     "validate_olmv1_bundle": "olmcat.olmv1.validators:validate",
@@ -150,6 +152,7 @@ __all__ = [
     "Notice",
     "NoticeLog",
     "NoticeSink",
+    "OlmV1InstallResult",
     "OlmcatError",
     "OpmRelease",
     "OutputError",
@@ -187,6 +190,7 @@ __all__ = [
     "migrate_pkgman",
     "migrate_sqlite",
     "mirror_copy",
+    "olmv1_install",
     "open_catalog",
     "opm_release",
     "pkgman_to_bundles",
@@ -265,6 +269,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.options import use_options as use_registry_options
     from olmcat.olmv1.bundle import RegistryV1
     from olmcat.olmv1.bundle import read_bundle as read_olmv1_bundle
+    from olmcat.olmv1.install import InstallResult as OlmV1InstallResult
+    from olmcat.olmv1.install import install_stream as olmv1_install
     from olmcat.olmv1.render import render_bundle as render_olmv1_bundle
     from olmcat.olmv1.render import render_source as render_olmv1_source
     from olmcat.olmv1.validators import validate as validate_olmv1_bundle
