@@ -26,7 +26,9 @@ from olmcat.readers.bundledir import (
     BundleDirCatalog,
     parse_mode_options,
 )
+from olmcat.readers.bundlefiles import load_bundle_dir
 from olmcat.readers.update_modes import Mode
+from olmcat.writers.fbc import blobs, render_json
 from tests.support.builders import csv as csv_doc
 from tests.support.bundletrees import (
     PIPELINE_FILES,
@@ -399,11 +401,85 @@ def test_unparsable_manifest_is_an_input_error_naming_the_file(tmp_path: Path) -
         read(tmp_path)
 
 
-def test_unparsable_metadata_file_is_an_input_error(tmp_path: Path) -> None:
+# A dependencies file whose later entries are indented one step too deep (the shape of a 2022
+# community-operators bundle): libyaml and go-yaml both stop at the second "value:".
+OVER_INDENTED_DEPENDENCIES = """\
+dependencies:
+  - type: olm.gvk
+    value:
+      group: sources.example.dev
+      kind: Binding
+      version: v1
+  - type: olm.gvk
+      value:
+        group: eventing.example.dev
+        kind: Trigger
+        version: v1
+"""
+
+
+def test_unparsable_metadata_file_stops_unless_permissive_which_skips_it_as_opm(
+    tmp_path: Path,
+) -> None:
+    bundle = write_bundle(tmp_path / "bad", "demo", "1.0.0")
+    write_bundle(tmp_path / "none", "demo", "1.0.0")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
+    with pytest.raises(
+        ValidationError,
+        match=r"metadata/dependencies\.yaml: not valid YAML: line 8, column 12: mapping values "
+        r"are not allowed in this context; opm skips the file, and the bundle loses",
+    ):
+        read(tmp_path / "bad")
+    log = NoticeLog()
+    (kept,) = read(tmp_path / "bad", permissive=True, notify=log)
+    assert log.codes() == {"bundle.metadata-unparsable": 1}
+    (notice,) = log.notices
+    assert notice.file == str(bundle / "metadata" / "dependencies.yaml")
+    assert "skipped, as opm skips it" in notice.message
+    # opm's bundle parser skips a metadata file it cannot decode: the bundle is what it is
+    # without the file (no olm.gvk.required from it).
+    (without,) = read(tmp_path / "none")
+    assert "".join(render_json(blobs(kept))) == "".join(render_json(blobs(without)))
+
+
+def test_unparsable_metadata_file_is_still_an_error_outside_an_index_build(
+    tmp_path: Path,
+) -> None:
     bundle = write_bundle(tmp_path, "demo", "1.0.0")
-    (bundle / "metadata" / "dependencies.yaml").write_text("dependencies: [\n")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
     with pytest.raises(InputError, match=r"metadata/dependencies\.yaml: not valid YAML"):
-        read(tmp_path)
+        load_bundle_dir(bundle)
+
+
+def test_cli_unparsable_metadata_file_one_line_strict_and_noted_permissive(
+    tmp_path: Path,
+) -> None:
+    bundle = write_bundle(tmp_path / "t", "demo", "1.0.0")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
+    strict = CliRunner().invoke(
+        cli, ["migrate", "pkgman", str(tmp_path / "t"), str(tmp_path / "o1")]
+    )
+    assert strict.exit_code == 1
+    (line,) = strict.output.strip().splitlines()
+    assert line.startswith(f"olmcat: error: {bundle / 'metadata' / 'dependencies.yaml'}: ")
+    assert not (tmp_path / "o1").exists()
+    report = tmp_path / "r.json"
+    permissive = CliRunner().invoke(
+        cli,
+        [
+            "migrate",
+            "pkgman",
+            "--permissive",
+            str(tmp_path / "t"),
+            str(tmp_path / "o2"),
+            "--report",
+            str(report),
+        ],
+    )
+    assert permissive.exit_code == 0, permissive.output
+    assert (tmp_path / "o2" / "demo" / "catalog.json").is_file()
+    codes = json.loads(report.read_text())["summary"]["by_code"]
+    assert codes == {"bundle.metadata-unparsable": 1}
 
 
 def test_first_invalid_package_stops_unless_permissive(tmp_path: Path) -> None:

@@ -56,8 +56,10 @@ from olmcat.readers.bundlefiles import (
     ANNOTATION_MEDIATYPE,
     ANNOTATION_METADATA,
     ANNOTATION_PACKAGE,
+    CODE_METADATA_UNPARSABLE,
     MANIFESTS_DIR,
     METADATA_DIR,
+    SKIPPED_AS_OPM_DOES,
     BundleDir,
     Metadata,
     is_bundle_dir,
@@ -167,7 +169,7 @@ def _index_bundle(bundle: BundleDir, image: str) -> IndexBundle:
 
 
 def _load(path: Path, template: str | None, root: Path | None, notify: NoticeSink) -> _Loaded:
-    bundle = load_bundle_dir(path, root=root, notify=notify)
+    bundle = load_bundle_dir(path, root=root, notify=notify, unparsable_metadata=True)
     image = image_reference(bundle, template) if template else ""
     return _Loaded(
         path,
@@ -273,6 +275,18 @@ def read_package(
     return assemble_package(name, reads, mode=mode, permissive=permissive, notify=notify)
 
 
+def _refuse_unparsable_metadata(record: Recorded) -> None:
+    """Without ``permissive``, a file of a bundle's ``metadata/`` that is not valid YAML stops
+    the run (opm skips it, and the bundle silently loses what it declares)."""
+    for _, notice in record.notices:
+        if notice.code == CODE_METADATA_UNPARSABLE:
+            problem = notice.message.split(SKIPPED_AS_OPM_DOES, 1)[0]
+            raise ValidationError(
+                f"{problem}; opm skips the file, and the bundle loses the dependencies or "
+                "properties it declares (--permissive does the same, with a warning)"
+            )
+
+
 def assemble_package(
     name: str,
     reads: list[tuple[Path, Recorded]],
@@ -286,6 +300,8 @@ def assemble_package(
     loaded: list[_Loaded] = []
     unloadable: list[tuple[Path, ValidationError]] = []
     for path, record in reads:
+        if not permissive:
+            _refuse_unparsable_metadata(record)
         replay(record, notify)
         if record.error:
             unloadable.append((path, ValidationError(record.error)))
@@ -680,14 +696,16 @@ class BundleDirCatalog:
         where = f"{directory}{os.sep}{METADATA_DIR}"
         listing = None if cache is None else cache.listing(where, self.root)
         if cache is None or listing is None:
-            return _package_in(read_metadata(directory, self.root))
+            return _package_in(read_metadata(directory, self.root, unparsable=discard))
         key = cache.key("bundle package", str(directory), str(self.root), *listing.parts)
         memo = cache.memo(self.root, key)
         if not isinstance(memo, tuple):
             recorder = Recorder()
             with safe.notices_to(recorder.input):
                 try:
-                    package, error = _package_in(read_metadata(directory, self.root)), ""
+                    # (An unparsable file is reported when the bundle is rendered.)
+                    metadata = read_metadata(directory, self.root, unparsable=discard)
+                    package, error = _package_in(metadata), ""
                 except ValidationError as problem:
                     package, error = "", str(problem)
             memo = (package, error, recorder.record.notices)
