@@ -893,6 +893,18 @@ CI_CASES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         "fbc: {enabled: false, catalogs: []}\n",
         [("bundledir.ci-yaml-invalid", "fbc.catalogs")],
     ),
+    "fbc.version_promotion_strategy review-needed": (
+        "fbc: {enabled: false, version_promotion_strategy: review-needed}\n",
+        [],
+    ),
+    "fbc.version_promotion_strategy always": (
+        "fbc: {version_promotion_strategy: always, enabled: false}\n",
+        [],
+    ),
+    "fbc.version_promotion_strategy unknown": (
+        "fbc: {enabled: false, version_promotion_strategy: sometimes}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.version_promotion_strategy")],
+    ),
     "fbc.enabled a string": (
         "fbc: {enabled: 'true'}\n",
         [("bundledir.ci-yaml-invalid", "fbc.enabled")],

@@ -394,10 +394,14 @@ def assemble_package(
 #   fbc              object of exactly: enabled (boolean), catalog_mapping (list of objects with
 #                    template_name (string), type ("olm.template.basic" | "olm.semver") and
 #                    catalog_names (unique strings, at least one), all three required)
-# and community-operators' docs/operator-ci-yaml.md adds addReviewers (boolean).
+# and community-operators' docs/operator-ci-yaml.md adds addReviewers (boolean); operator
+# pipelines' docs/users/operator-ci-yaml.md adds fbc.version_promotion_strategy ("never" |
+# "always" | "review-needed": how the pipelines' promotion script copies the operator's catalog
+# to the next OpenShift version; 5 ci.yaml of community-operators-prod, 2026-08, set it).
 # Only updateGraph changes what olmcat builds; a malformed value of any key is a warning naming
 # it (updateGraph then falls back to the default mode).
 _CI_TEMPLATE_TYPES = ("olm.template.basic", "olm.semver")
+_CI_PROMOTION_STRATEGIES = ("never", "always", "review-needed")
 
 
 def _ci_problems(document: dict[str, Any]) -> list[tuple[str, str]]:
@@ -430,8 +434,13 @@ def _ci_problems(document: dict[str, Any]) -> list[tuple[str, str]]:
     if "fbc" not in document or not check("fbc", isinstance(fbc, dict), "a mapping", fbc):
         return problems
     assert isinstance(fbc, dict)
-    for key in sorted(set(fbc) - {"enabled", "catalog_mapping"}, key=str):
-        problems.append((f"fbc.{key}", "not a key of fbc (enabled, catalog_mapping)"))
+    known = ("enabled", "catalog_mapping", "version_promotion_strategy")
+    for key in sorted(set(fbc) - set(known), key=str):
+        problems.append((f"fbc.{key}", f"not a key of fbc ({', '.join(known)})"))
+    if "version_promotion_strategy" in fbc:
+        value = fbc["version_promotion_strategy"]
+        check("fbc.version_promotion_strategy", value in _CI_PROMOTION_STRATEGIES,
+              f"one of {', '.join(_CI_PROMOTION_STRATEGIES)}", value)  # fmt: skip
     if "enabled" in fbc:
         check("fbc.enabled", isinstance(fbc["enabled"], bool), "true or false", fbc["enabled"])
     mapping = fbc.get("catalog_mapping")
