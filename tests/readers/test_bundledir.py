@@ -789,16 +789,40 @@ def test_a_nested_bundle_is_left_out_with_a_warning(tmp_path: Path) -> None:
         assert not [n for n in log if n.code == "pkgman.not-a-manifest" and "2.0.0" in n.file]
 
 
+def test_a_bundle_inside_a_bundle_directory_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    # <operator>/<version>/ is a bundle and also holds bundle/{manifests,metadata} (a copy made
+    # by operator-sdk's layout): pipelines build the version's image of its own manifests/ and
+    # metadata/; the inner directory is no bundle of the index, and is named.
+    chain(tmp_path, "demo", "1.0.0", "1.1.0")
+    write_pipeline_files(tmp_path / "demo", "1.0.0", ["ci.yaml"])
+    expected, _ = _migrated(tmp_path, tmp_path / "expected")
+    inner = nest_bundle(tmp_path, "demo", "1.1.0", replaces="demo.v1.0.0", name="demo.v9.0.0")
+    for permissive in (False, True):
+        got, log = _migrated(tmp_path, tmp_path / f"out-{permissive}", permissive=permissive)
+        assert got == expected
+        (warning,) = [n for n in log if n.code == "bundledir.nested-bundle"]
+        assert (warning.severity, warning.file) == ("warning", str(inner))
+        assert f"inside bundle directory {tmp_path / 'demo' / '1.1.0'}; left out" in warning.message
+
+
 @pytest.mark.parametrize(
     "shape",
     [
         "sibling versions",  # demo/1.0.0 is a bundle: demo is an operator directory
         "only nested versions with a ci.yaml",  # ci.yaml makes demo an operator directory
         "two levels down",
+        "inside a bundle directory",  # demo/1.0.0 is a bundle and holds another in bundle/
+        "inside a bundle directory, deeper",
     ],
 )
 def test_nested_bundle_shapes(tmp_path: Path, shape: str) -> None:
-    if shape == "sibling versions":
+    if shape == "inside a bundle directory":
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path, "demo", "1.0.0")
+    elif shape == "inside a bundle directory, deeper":
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path / "demo" / "1.0.0", "x", "y", inner="bundle", name="demo.v1.0.0")
+    elif shape == "sibling versions":
         write_bundle(tmp_path, "demo", "1.0.0")
         nest_bundle(tmp_path, "demo", "2.0.0")
     elif shape == "only nested versions with a ci.yaml":
@@ -815,6 +839,8 @@ def test_nested_bundle_shapes(tmp_path: Path, shape: str) -> None:
         "sibling versions": ["demo/2.0.0/bundle"],
         "only nested versions with a ci.yaml": ["demo/1.0.0/bundle", "demo/2.0.0/bundle"],
         "two levels down": ["demo/2.0.0/x/bundle"],
+        "inside a bundle directory": ["demo/1.0.0/bundle"],
+        "inside a bundle directory, deeper": ["demo/1.0.0/x/y/bundle"],
     }[shape]
     assert nested == expected
     assert sorted(p.relative_to(tmp_path).as_posix() for p in catalog.nested) == expected

@@ -635,6 +635,7 @@ class BundleDirCatalog:
             if operator is not None:
                 self._nested(directory, operator)
                 continue
+            self._bundles_inside(directory)
             try:
                 package = self._package_of(directory)
             except ValidationError as error:
@@ -682,6 +683,43 @@ class BundleDirCatalog:
             )
             self._operator_dirs[path] = known
         return known
+
+    def _bundles_inside(self, bundle: Path) -> None:
+        """Bundle directories below bundle directory ``bundle`` (outside its ``manifests/`` and
+        ``metadata/``; ``<operator>/5.24.0/bundle/{manifests,metadata}`` beside
+        ``5.24.0/{manifests,metadata}``): its image is built of those two alone, so each is left
+        out with a warning."""
+        by_path = self.tree.by_path
+        walked = by_path.get(bundle)
+        pending = [
+            bundle / d
+            for d in reversed(walked.subdirs if walked else [])
+            if d not in (MANIFESTS_DIR, METADATA_DIR)
+        ]
+        while pending:
+            directory = pending.pop()
+            if directory in self._exclude or self.tree.ignored(directory / "-"):
+                continue
+            inner = by_path.get(directory)
+            if inner is None:
+                continue
+            if walked_bundle(inner):
+                self.nested.append(directory)
+                self._notify(
+                    Notice(
+                        CODE_NESTED_BUNDLE,
+                        f"{directory}: bundle directory inside bundle directory {bundle}; left "
+                        f"out: the image of {bundle.name!r} is built of its own "
+                        f"{MANIFESTS_DIR}/ and {METADATA_DIR}/ alone, and no pipeline builds "
+                        "one of this directory",
+                        file=str(directory),
+                    )
+                )
+            pending.extend(
+                directory / d
+                for d in reversed(inner.subdirs)
+                if not (walked_bundle(inner) and d in (MANIFESTS_DIR, METADATA_DIR))
+            )
 
     def _nested(self, directory: Path, operator: Path) -> None:
         self.nested.append(directory)
