@@ -26,7 +26,9 @@ from olmcat.readers.bundledir import (
     BundleDirCatalog,
     parse_mode_options,
 )
+from olmcat.readers.bundlefiles import load_bundle_dir
 from olmcat.readers.update_modes import Mode
+from olmcat.writers.fbc import blobs, render_json
 from tests.support.builders import csv as csv_doc
 from tests.support.bundletrees import (
     PIPELINE_FILES,
@@ -399,11 +401,85 @@ def test_unparsable_manifest_is_an_input_error_naming_the_file(tmp_path: Path) -
         read(tmp_path)
 
 
-def test_unparsable_metadata_file_is_an_input_error(tmp_path: Path) -> None:
+# A dependencies file whose later entries are indented one step too deep (the shape of a 2022
+# community-operators bundle): libyaml and go-yaml both stop at the second "value:".
+OVER_INDENTED_DEPENDENCIES = """\
+dependencies:
+  - type: olm.gvk
+    value:
+      group: sources.example.dev
+      kind: Binding
+      version: v1
+  - type: olm.gvk
+      value:
+        group: eventing.example.dev
+        kind: Trigger
+        version: v1
+"""
+
+
+def test_unparsable_metadata_file_stops_unless_permissive_which_skips_it_as_opm(
+    tmp_path: Path,
+) -> None:
+    bundle = write_bundle(tmp_path / "bad", "demo", "1.0.0")
+    write_bundle(tmp_path / "none", "demo", "1.0.0")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
+    with pytest.raises(
+        ValidationError,
+        match=r"metadata/dependencies\.yaml: not valid YAML: line 8, column 12: mapping values "
+        r"are not allowed in this context; opm skips the file, and the bundle loses",
+    ):
+        read(tmp_path / "bad")
+    log = NoticeLog()
+    (kept,) = read(tmp_path / "bad", permissive=True, notify=log)
+    assert log.codes() == {"bundle.metadata-unparsable": 1}
+    (notice,) = log.notices
+    assert notice.file == str(bundle / "metadata" / "dependencies.yaml")
+    assert "skipped, as opm skips it" in notice.message
+    # opm's bundle parser skips a metadata file it cannot decode: the bundle is what it is
+    # without the file (no olm.gvk.required from it).
+    (without,) = read(tmp_path / "none")
+    assert "".join(render_json(blobs(kept))) == "".join(render_json(blobs(without)))
+
+
+def test_unparsable_metadata_file_is_still_an_error_outside_an_index_build(
+    tmp_path: Path,
+) -> None:
     bundle = write_bundle(tmp_path, "demo", "1.0.0")
-    (bundle / "metadata" / "dependencies.yaml").write_text("dependencies: [\n")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
     with pytest.raises(InputError, match=r"metadata/dependencies\.yaml: not valid YAML"):
-        read(tmp_path)
+        load_bundle_dir(bundle)
+
+
+def test_cli_unparsable_metadata_file_one_line_strict_and_noted_permissive(
+    tmp_path: Path,
+) -> None:
+    bundle = write_bundle(tmp_path / "t", "demo", "1.0.0")
+    (bundle / "metadata" / "dependencies.yaml").write_text(OVER_INDENTED_DEPENDENCIES)
+    strict = CliRunner().invoke(
+        cli, ["migrate", "pkgman", str(tmp_path / "t"), str(tmp_path / "o1")]
+    )
+    assert strict.exit_code == 1
+    (line,) = strict.output.strip().splitlines()
+    assert line.startswith(f"olmcat: error: {bundle / 'metadata' / 'dependencies.yaml'}: ")
+    assert not (tmp_path / "o1").exists()
+    report = tmp_path / "r.json"
+    permissive = CliRunner().invoke(
+        cli,
+        [
+            "migrate",
+            "pkgman",
+            "--permissive",
+            str(tmp_path / "t"),
+            str(tmp_path / "o2"),
+            "--report",
+            str(report),
+        ],
+    )
+    assert permissive.exit_code == 0, permissive.output
+    assert (tmp_path / "o2" / "demo" / "catalog.json").is_file()
+    codes = json.loads(report.read_text())["summary"]["by_code"]
+    assert codes == {"bundle.metadata-unparsable": 1}
 
 
 def test_first_invalid_package_stops_unless_permissive(tmp_path: Path) -> None:
@@ -713,16 +789,40 @@ def test_a_nested_bundle_is_left_out_with_a_warning(tmp_path: Path) -> None:
         assert not [n for n in log if n.code == "pkgman.not-a-manifest" and "2.0.0" in n.file]
 
 
+def test_a_bundle_inside_a_bundle_directory_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    # <operator>/<version>/ is a bundle and also holds bundle/{manifests,metadata} (a copy made
+    # by operator-sdk's layout): pipelines build the version's image of its own manifests/ and
+    # metadata/; the inner directory is no bundle of the index, and is named.
+    chain(tmp_path, "demo", "1.0.0", "1.1.0")
+    write_pipeline_files(tmp_path / "demo", "1.0.0", ["ci.yaml"])
+    expected, _ = _migrated(tmp_path, tmp_path / "expected")
+    inner = nest_bundle(tmp_path, "demo", "1.1.0", replaces="demo.v1.0.0", name="demo.v9.0.0")
+    for permissive in (False, True):
+        got, log = _migrated(tmp_path, tmp_path / f"out-{permissive}", permissive=permissive)
+        assert got == expected
+        (warning,) = [n for n in log if n.code == "bundledir.nested-bundle"]
+        assert (warning.severity, warning.file) == ("warning", str(inner))
+        assert f"inside bundle directory {tmp_path / 'demo' / '1.1.0'}; left out" in warning.message
+
+
 @pytest.mark.parametrize(
     "shape",
     [
         "sibling versions",  # demo/1.0.0 is a bundle: demo is an operator directory
         "only nested versions with a ci.yaml",  # ci.yaml makes demo an operator directory
         "two levels down",
+        "inside a bundle directory",  # demo/1.0.0 is a bundle and holds another in bundle/
+        "inside a bundle directory, deeper",
     ],
 )
 def test_nested_bundle_shapes(tmp_path: Path, shape: str) -> None:
-    if shape == "sibling versions":
+    if shape == "inside a bundle directory":
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path, "demo", "1.0.0")
+    elif shape == "inside a bundle directory, deeper":
+        write_bundle(tmp_path, "demo", "1.0.0")
+        nest_bundle(tmp_path / "demo" / "1.0.0", "x", "y", inner="bundle", name="demo.v1.0.0")
+    elif shape == "sibling versions":
         write_bundle(tmp_path, "demo", "1.0.0")
         nest_bundle(tmp_path, "demo", "2.0.0")
     elif shape == "only nested versions with a ci.yaml":
@@ -739,6 +839,8 @@ def test_nested_bundle_shapes(tmp_path: Path, shape: str) -> None:
         "sibling versions": ["demo/2.0.0/bundle"],
         "only nested versions with a ci.yaml": ["demo/1.0.0/bundle", "demo/2.0.0/bundle"],
         "two levels down": ["demo/2.0.0/x/bundle"],
+        "inside a bundle directory": ["demo/1.0.0/bundle"],
+        "inside a bundle directory, deeper": ["demo/1.0.0/x/y/bundle"],
     }[shape]
     assert nested == expected
     assert sorted(p.relative_to(tmp_path).as_posix() for p in catalog.nested) == expected
@@ -816,6 +918,18 @@ CI_CASES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "fbc unknown key": (
         "fbc: {enabled: false, catalogs: []}\n",
         [("bundledir.ci-yaml-invalid", "fbc.catalogs")],
+    ),
+    "fbc.version_promotion_strategy review-needed": (
+        "fbc: {enabled: false, version_promotion_strategy: review-needed}\n",
+        [],
+    ),
+    "fbc.version_promotion_strategy always": (
+        "fbc: {version_promotion_strategy: always, enabled: false}\n",
+        [],
+    ),
+    "fbc.version_promotion_strategy unknown": (
+        "fbc: {enabled: false, version_promotion_strategy: sometimes}\n",
+        [("bundledir.ci-yaml-invalid", "fbc.version_promotion_strategy")],
     ),
     "fbc.enabled a string": (
         "fbc: {enabled: 'true'}\n",

@@ -56,8 +56,10 @@ from olmcat.readers.bundlefiles import (
     ANNOTATION_MEDIATYPE,
     ANNOTATION_METADATA,
     ANNOTATION_PACKAGE,
+    CODE_METADATA_UNPARSABLE,
     MANIFESTS_DIR,
     METADATA_DIR,
+    SKIPPED_AS_OPM_DOES,
     BundleDir,
     Metadata,
     is_bundle_dir,
@@ -167,7 +169,7 @@ def _index_bundle(bundle: BundleDir, image: str) -> IndexBundle:
 
 
 def _load(path: Path, template: str | None, root: Path | None, notify: NoticeSink) -> _Loaded:
-    bundle = load_bundle_dir(path, root=root, notify=notify)
+    bundle = load_bundle_dir(path, root=root, notify=notify, unparsable_metadata=True)
     image = image_reference(bundle, template) if template else ""
     return _Loaded(
         path,
@@ -273,6 +275,18 @@ def read_package(
     return assemble_package(name, reads, mode=mode, permissive=permissive, notify=notify)
 
 
+def _refuse_unparsable_metadata(record: Recorded) -> None:
+    """Without ``permissive``, a file of a bundle's ``metadata/`` that is not valid YAML stops
+    the run (opm skips it, and the bundle silently loses what it declares)."""
+    for _, notice in record.notices:
+        if notice.code == CODE_METADATA_UNPARSABLE:
+            problem = notice.message.split(SKIPPED_AS_OPM_DOES, 1)[0]
+            raise ValidationError(
+                f"{problem}; opm skips the file, and the bundle loses the dependencies or "
+                "properties it declares (--permissive does the same, with a warning)"
+            )
+
+
 def assemble_package(
     name: str,
     reads: list[tuple[Path, Recorded]],
@@ -286,6 +300,8 @@ def assemble_package(
     loaded: list[_Loaded] = []
     unloadable: list[tuple[Path, ValidationError]] = []
     for path, record in reads:
+        if not permissive:
+            _refuse_unparsable_metadata(record)
         replay(record, notify)
         if record.error:
             unloadable.append((path, ValidationError(record.error)))
@@ -378,10 +394,14 @@ def assemble_package(
 #   fbc              object of exactly: enabled (boolean), catalog_mapping (list of objects with
 #                    template_name (string), type ("olm.template.basic" | "olm.semver") and
 #                    catalog_names (unique strings, at least one), all three required)
-# and community-operators' docs/operator-ci-yaml.md adds addReviewers (boolean).
+# and community-operators' docs/operator-ci-yaml.md adds addReviewers (boolean); operator
+# pipelines' docs/users/operator-ci-yaml.md adds fbc.version_promotion_strategy ("never" |
+# "always" | "review-needed": how the pipelines' promotion script copies the operator's catalog
+# to the next OpenShift version; 5 ci.yaml of community-operators-prod, 2026-08, set it).
 # Only updateGraph changes what olmcat builds; a malformed value of any key is a warning naming
 # it (updateGraph then falls back to the default mode).
 _CI_TEMPLATE_TYPES = ("olm.template.basic", "olm.semver")
+_CI_PROMOTION_STRATEGIES = ("never", "always", "review-needed")
 
 
 def _ci_problems(document: dict[str, Any]) -> list[tuple[str, str]]:
@@ -414,8 +434,13 @@ def _ci_problems(document: dict[str, Any]) -> list[tuple[str, str]]:
     if "fbc" not in document or not check("fbc", isinstance(fbc, dict), "a mapping", fbc):
         return problems
     assert isinstance(fbc, dict)
-    for key in sorted(set(fbc) - {"enabled", "catalog_mapping"}, key=str):
-        problems.append((f"fbc.{key}", "not a key of fbc (enabled, catalog_mapping)"))
+    known = ("enabled", "catalog_mapping", "version_promotion_strategy")
+    for key in sorted(set(fbc) - set(known), key=str):
+        problems.append((f"fbc.{key}", f"not a key of fbc ({', '.join(known)})"))
+    if "version_promotion_strategy" in fbc:
+        value = fbc["version_promotion_strategy"]
+        check("fbc.version_promotion_strategy", value in _CI_PROMOTION_STRATEGIES,
+              f"one of {', '.join(_CI_PROMOTION_STRATEGIES)}", value)  # fmt: skip
     if "enabled" in fbc:
         check("fbc.enabled", isinstance(fbc["enabled"], bool), "true or false", fbc["enabled"])
     mapping = fbc.get("catalog_mapping")
@@ -610,6 +635,7 @@ class BundleDirCatalog:
             if operator is not None:
                 self._nested(directory, operator)
                 continue
+            self._bundles_inside(directory)
             try:
                 package = self._package_of(directory)
             except ValidationError as error:
@@ -658,6 +684,43 @@ class BundleDirCatalog:
             self._operator_dirs[path] = known
         return known
 
+    def _bundles_inside(self, bundle: Path) -> None:
+        """Bundle directories below bundle directory ``bundle`` (outside its ``manifests/`` and
+        ``metadata/``; ``<operator>/5.24.0/bundle/{manifests,metadata}`` beside
+        ``5.24.0/{manifests,metadata}``): its image is built of those two alone, so each is left
+        out with a warning."""
+        by_path = self.tree.by_path
+        walked = by_path.get(bundle)
+        pending = [
+            bundle / d
+            for d in reversed(walked.subdirs if walked else [])
+            if d not in (MANIFESTS_DIR, METADATA_DIR)
+        ]
+        while pending:
+            directory = pending.pop()
+            if directory in self._exclude or self.tree.ignored(directory / "-"):
+                continue
+            inner = by_path.get(directory)
+            if inner is None:
+                continue
+            if walked_bundle(inner):
+                self.nested.append(directory)
+                self._notify(
+                    Notice(
+                        CODE_NESTED_BUNDLE,
+                        f"{directory}: bundle directory inside bundle directory {bundle}; left "
+                        f"out: the image of {bundle.name!r} is built of its own "
+                        f"{MANIFESTS_DIR}/ and {METADATA_DIR}/ alone, and no pipeline builds "
+                        "one of this directory",
+                        file=str(directory),
+                    )
+                )
+            pending.extend(
+                directory / d
+                for d in reversed(inner.subdirs)
+                if not (walked_bundle(inner) and d in (MANIFESTS_DIR, METADATA_DIR))
+            )
+
     def _nested(self, directory: Path, operator: Path) -> None:
         self.nested.append(directory)
         version = directory.parent
@@ -680,14 +743,16 @@ class BundleDirCatalog:
         where = f"{directory}{os.sep}{METADATA_DIR}"
         listing = None if cache is None else cache.listing(where, self.root)
         if cache is None or listing is None:
-            return _package_in(read_metadata(directory, self.root))
+            return _package_in(read_metadata(directory, self.root, unparsable=discard))
         key = cache.key("bundle package", str(directory), str(self.root), *listing.parts)
         memo = cache.memo(self.root, key)
         if not isinstance(memo, tuple):
             recorder = Recorder()
             with safe.notices_to(recorder.input):
                 try:
-                    package, error = _package_in(read_metadata(directory, self.root)), ""
+                    # (An unparsable file is reported when the bundle is rendered.)
+                    metadata = read_metadata(directory, self.root, unparsable=discard)
+                    package, error = _package_in(metadata), ""
                 except ValidationError as problem:
                     package, error = "", str(problem)
             memo = (package, error, recorder.record.notices)

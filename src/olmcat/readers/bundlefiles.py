@@ -13,7 +13,9 @@ same way:
   and ``olm.package``).
 
 One deliberate difference: a file named ``*.yaml``/``*.yml``/``*.json`` that does not parse is an
-error naming it (opm skips it with a log line, leaving the bundle short of a manifest).
+error naming it (opm skips it with a log line, leaving the bundle short of a manifest). An index
+build may instead skip such a file of ``metadata/`` as opm does, with a Notice
+(``unparsable_metadata`` of :func:`load_bundle_dir`), and decide itself whether that refuses.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ CODE_LATER_DOCUMENTS = "bundledir.later-documents-ignored"
 CODE_NO_KIND = "bundledir.object-without-kind"
 CODE_PACKAGE_MANIFEST = "bundledir.package-manifest-ignored"
 CODE_EXTRA_CSV = "bundledir.extra-csv-ignored"
+CODE_METADATA_UNPARSABLE = "bundle.metadata-unparsable"
+SKIPPED_AS_OPM_DOES = "; skipped, as opm skips it"
 
 
 def is_bundle_dir(path: Path) -> bool:
@@ -81,19 +85,28 @@ def _read_text(path: Path) -> str:
     return safe.read_text(path)  # a regular file, bounded, inside the input tree
 
 
+class UnparsableFileError(InputError):
+    """A file that is not valid YAML (libyaml's syntax error), as opposed to one refused by an
+    input limit."""
+
+
 def _documents(path: Path, text: str, limit: int) -> list[Any]:
     """Up to ``limit`` documents of a file (JSON is read as the YAML it also is); a parse error
-    is an InputError naming the file."""
+    is an InputError naming the file (an UnparsableFileError for a syntax error)."""
     out: list[Any] = []
     try:
         for document in load_all(text, where=str(path)):
             out.append(document)
             if len(out) >= limit:
                 break
-    except InputError:
-        raise  # one line naming the file already (malformed, or over a limit)
+    except InputError as error:
+        # One line naming the file already: a syntax error (load_all words it "not valid
+        # YAML"), or a limit.
+        if f"{path}: not valid YAML: " in str(error):
+            raise UnparsableFileError(str(error)) from None
+        raise
     except Exception as exc:  # yaml errors from libyaml
-        raise InputError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+        raise UnparsableFileError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     return out
 
 
@@ -238,9 +251,14 @@ def string_fields(value: Any, keys: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def read_metadata(bundle_dir: Path, root: Path | None = None) -> Metadata:
+def read_metadata(
+    bundle_dir: Path, root: Path | None = None, *, unparsable: NoticeSink | None = None
+) -> Metadata:
     """Annotations, dependencies and properties of a bundle, found as opm finds them. Files are
-    not read through symlinks that leave ``root`` (default: the bundle directory)."""
+    not read through symlinks that leave ``root`` (default: the bundle directory). A
+    ``*.yaml``/``*.yml``/``*.json`` file that is not valid YAML is an error naming it; with
+    ``unparsable``, it is skipped as opm skips it and a warning (CODE_METADATA_UNPARSABLE) goes
+    there."""
     metadata_dir = bundle_dir / METADATA_DIR
     _check_inside(metadata_dir, root or bundle_dir)
     try:
@@ -257,10 +275,23 @@ def read_metadata(bundle_dir: Path, root: Path | None = None) -> Metadata:
         text = _read_text(path)
         try:
             documents = _documents(path, text, 1)
+        except UnparsableFileError as error:
+            if name.lower().endswith(MANIFEST_EXTENSIONS):
+                if unparsable is None:
+                    raise
+                unparsable(
+                    Notice(
+                        CODE_METADATA_UNPARSABLE,
+                        f"{error}{SKIPPED_AS_OPM_DOES}: the bundle has none of the "
+                        "annotations, dependencies or properties it declares",
+                        file=str(path),
+                    )
+                )
+            continue  # not a metadata file (opm skips what it cannot decode)
         except InputError:
             if name.lower().endswith(MANIFEST_EXTENSIONS):
                 raise
-            continue  # not a metadata file (opm skips what it cannot decode)
+            continue
         document = documents[0] if documents else None
         if not isinstance(document, dict):
             continue
@@ -430,17 +461,23 @@ def _manifest_objects(
 
 
 def load_bundle_dir(
-    path: Path, *, root: Path | None = None, notify: NoticeSink = discard
+    path: Path,
+    *,
+    root: Path | None = None,
+    notify: NoticeSink = discard,
+    unparsable_metadata: bool = False,
 ) -> BundleDir:
     """Parse one bundle directory and apply the bundle parser's checks (ValidationError). No
-    file is read through a symlink that leaves ``root`` (default: the bundle directory)."""
+    file is read through a symlink that leaves ``root`` (default: the bundle directory). With
+    ``unparsable_metadata``, a file of ``metadata/`` that is not valid YAML is skipped as opm
+    skips it, with a warning to ``notify`` (CODE_METADATA_UNPARSABLE), instead of an error."""
     if not path.is_dir():
         raise InputError(f"{path}: no such directory")
     manifests_dir = path / MANIFESTS_DIR
     if not manifests_dir.is_dir():
         raise ValidationError(f"{path}: not a bundle directory: {MANIFESTS_DIR}/ is missing")
     objects = _manifest_objects(manifests_dir, root or path, notify)
-    metadata = read_metadata(path, root)
+    metadata = read_metadata(path, root, unparsable=notify if unparsable_metadata else None)
     csvs = [(f, o) for f, o in objects if manifests.kind(o) == manifests.CSV_KIND]
     if not objects:
         raise ValidationError(f"{manifests_dir}: no bundle objects found")
