@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from olmcat.cli import cli
 from olmcat.errors import InputError
 from tests.support.builders import BundleSpec, PackageSpec, make_index_db, simple_package
-from tests.support.paths import parse_stream
+from tests.support.paths import ROOT, parse_stream
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -242,3 +242,24 @@ def test_every_registered_command_loads_and_has_help() -> None:
         assert code == 0 and "Usage:" in out, name
     code, out, _ = invoke("--help")
     assert all(name in out for name in COMMANDS)
+
+
+def test_the_summary_counts_the_input_layers_warnings_too(tmp_path: Path) -> None:
+    """A duplicate key is reported by the YAML loader (the input layer), not by the migration:
+    the closing line still counts it, as many warnings as --report holds."""
+    import json
+    import shutil
+
+    tree = tmp_path / "manifests"
+    shutil.copytree(ROOT / "fixtures" / "example" / "manifests", tree)
+    crd = tree / "hello-operator" / "0.3.0" / "hellos.example.com.crd.yaml"
+    crd.write_text(crd.read_text() + "kind: CustomResourceDefinition\n")  # `kind` again
+    report = tmp_path / "report.json"
+    code, _, err = invoke(
+        "migrate", "pkgman", str(tree), str(tmp_path / "out"), "--report", str(report)
+    )
+    assert code == 0, err
+    records = json.loads(report.read_text())["notices"]
+    warnings = [r for r in records if r["severity"] == "warning"]
+    assert any(r["code"] == "yaml.duplicate-key" for r in warnings), records
+    assert f"({len(warnings)} warnings" in err.splitlines()[-1], err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,6 +24,7 @@ from olmcat.commands._registry import registry_options
 from olmcat.commands._streams import is_stdio, stdin_as_file, stdout_when_complete
 from olmcat.go.opm import OpmRelease
 from olmcat.migrate import MigrateResult
+from olmcat.notices import Notice
 
 _OPM_VERSION_HELP = (
     "what `opm migrate` writes of bundles (olm.csv.metadata by default in v1.28-v1.45) and which "
@@ -31,7 +32,8 @@ _OPM_VERSION_HELP = (
 )
 
 
-def summary(result: MigrateResult, destination: str) -> str:
+def summary(result: MigrateResult, destination: str, notices: Sequence[Notice]) -> str:
+    """The run's closing line; ``notices`` are all the run reported, the input layer's too."""
     stats = result.stats
     text = (
         f"wrote {stats.packages} packages, {stats.channels} channels, {stats.bundles} bundles "
@@ -40,13 +42,13 @@ def summary(result: MigrateResult, destination: str) -> str:
     notes = []
     if stats.skipped:
         notes.append(f"{len(stats.skipped)} packages left out")
-    errors = sum(1 for n in result.notices if n.severity == "error")
-    warnings = sum(1 for n in result.notices if n.severity == "warning")
+    errors = sum(1 for n in notices if n.severity == "error")
+    warnings = sum(1 for n in notices if n.severity == "warning")
     if errors:
         notes.append(f"{errors} loader errors")
     if warnings:
         notes.append(f"{warnings} warnings")
-    not_read = sum(1 for n in result.notices if n.code == "pkgman.not-a-manifest")
+    not_read = sum(1 for n in notices if n.code == "pkgman.not-a-manifest")
     if not_read:
         notes.append(f"{not_read} files outside bundles not read as manifests, named in --report")
     if result.cached_bundles:
@@ -62,7 +64,7 @@ def run_reported(
     command: str,
     inputs: list[str],
     action: Callable[[NoticeReport], MigrateResult],
-) -> MigrateResult:
+) -> tuple[MigrateResult, NoticeReport]:
     """Run a migration, printing its notices; write ``--report`` even when it fails."""
     report = NoticeReport()
     extra: dict[str, Any] = {"ok": False}
@@ -78,7 +80,7 @@ def run_reported(
             },
             "packages_left_out": list(stats.skipped),
         }
-        return result
+        return result, report
     finally:
         report.write(report_path, command=command, inputs=inputs, **extra)
 
@@ -153,9 +155,11 @@ def migrate_sqlite_command(
             with stdout_when_complete() as stdout:
                 return migrate(None, stdout)
 
-    result = run_reported(ctx, report, "migrate sqlite", [database], action)
+    result, notices = run_reported(ctx, report, "migrate sqlite", [database], action)
     if not quiet:
-        click.echo(summary(result, "stdout" if is_stdio(out) else str(out)), err=True)
+        click.echo(
+            summary(result, "stdout" if is_stdio(out) else str(out), notices.notices), err=True
+        )
 
 
 @examples(
@@ -270,6 +274,6 @@ def migrate_pkgman_command(
         with stdout_when_complete() as stdout:
             return migrate(None, stdout)
 
-    result = run_reported(ctx, report, "migrate pkgman", [str(directory)], action)
+    result, notices = run_reported(ctx, report, "migrate pkgman", [str(directory)], action)
     if not quiet:
-        click.echo(summary(result, "stdout" if to_stdout else str(out)), err=True)
+        click.echo(summary(result, "stdout" if to_stdout else str(out), notices.notices), err=True)
