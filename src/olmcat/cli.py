@@ -50,6 +50,7 @@ COMMANDS = {
     "prune-stranded": "olmcat.commands.maintain:prune_stranded",
     "deprecate-truncate": "olmcat.commands.maintain:deprecate_truncate",
     "completion": "olmcat.commands.completion:completion",
+    "olmv1": "olmcat.commands.olmv1:olmv1",
 }
 
 # command name -> the first paragraph of its help, so that ``olmcat --help`` lists the commands
@@ -68,6 +69,7 @@ SUMMARIES = {
     "mirror": "Mirror a catalog into a registry of a disconnected cluster.",
     "export": "Write a catalog in a shape other tools read (SQL databases).",
     "completion": "Print the shell completion script for SHELL (bash, zsh or fish).",
+    "olmv1": "Check, plan and install bundles as OLM v1 (operator-controller v1.11.0) does.",
 }
 
 

@@ -58,8 +58,8 @@ def render_text(report: CheckReport) -> str:
     if report.bundles:
         lines.append("")
     lines.append(report.summary_line())
-    for rule, name, count in by_rule_lines(report):
-        lines.append(f"  refused by {rule} {name}: {count}")
+    for rule, _, count in by_rule_lines(report):
+        lines.append(f"  refused by {rule}: {count}")
     return "\n".join(lines) + "\n"
 
 
@@ -79,8 +79,8 @@ def render_markdown(report: CheckReport) -> str:
     ]
     table = by_rule_lines(report)
     if table:
-        lines += ["| rule | name | bundles refused |", "|---|---|---|"]
-        lines += [f"| `{rule}` | {name} | {count} |" for rule, name, count in table]
+        lines += ["| rule | bundles refused |", "|---|---|"]
+        lines += [f"| `{rule}` | {count} |" for rule, _, count in table]
         lines.append("")
     lines += ["| | package | bundle | channels | verdict | reasons |", "|---|---|---|---|---|---|"]
     for item in report.bundles:
