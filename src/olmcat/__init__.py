@@ -108,6 +108,13 @@ _EXPORTS: dict[str, str] = {
     "upgrade_html": "olmcat.pictures.upgrade:upgrade_html",
     "upgrade_pictures": "olmcat.pictures.upgrade:upgrade_pictures",
     "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
+    # OLM v1 (operator-controller v1.11.0)
+    "olmv1_check": "olmcat.olmv1.check:check",
+    "Olmv1CheckReport": "olmcat.olmv1.check:CheckReport",
+    "olmv1_plan": "olmcat.olmv1.plan:plan",
+    "Olmv1PlanReport": "olmcat.olmv1.plan:PlanReport",
+    "olmv1_check_html": "olmcat.pictures.olmv1:check_html",
+    "olmv1_plan_html": "olmcat.pictures.olmv1:plan_html",
 }
 
 __all__ = [
@@ -138,6 +145,8 @@ __all__ = [
     "NoticeLog",
     "NoticeSink",
     "OlmcatError",
+    "Olmv1CheckReport",
+    "Olmv1PlanReport",
     "OpmRelease",
     "OutputError",
     "Package",
@@ -171,6 +180,10 @@ __all__ = [
     "migrate_pkgman",
     "migrate_sqlite",
     "mirror_copy",
+    "olmv1_check",
+    "olmv1_check_html",
+    "olmv1_plan",
+    "olmv1_plan_html",
     "open_catalog",
     "opm_release",
     "pkgman_to_bundles",
@@ -242,8 +255,14 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.olmv1.check import CheckReport as Olmv1CheckReport
+    from olmcat.olmv1.check import check as olmv1_check
+    from olmcat.olmv1.plan import PlanReport as Olmv1PlanReport
+    from olmcat.olmv1.plan import plan as olmv1_plan
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
+    from olmcat.pictures.olmv1 import check_html as olmv1_check_html
+    from olmcat.pictures.olmv1 import plan_html as olmv1_plan_html
     from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures
     from olmcat.readers.bundlerender import render_bundles
     from olmcat.readers.catalog import Catalog, open_catalog
