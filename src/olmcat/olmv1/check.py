@@ -433,8 +433,9 @@ def provider_reasons(
     ``webhooks_known=False``). Returns (refusals, requirements, rule IDs that could not run).
 
     ``webhook_support`` and ``certificate_provider`` default to what cmd/operator-controller
-    derives from the gates (support = a provider is configured)."""
-    provider = cert_provider(gates) if certificate_provider is None else certificate_provider
+    derives from the gates (support = a provider is configured); ``certificate_provider=""``
+    is a provider that is not set (nil)."""
+    provider = cert_provider(gates) if certificate_provider is None else certificate_provider or None
     support = (provider is not None) if webhook_support is None else webhook_support
     refusals: list[Reason] = []
     requirements: list[Reason] = []

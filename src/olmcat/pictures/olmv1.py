@@ -14,6 +14,8 @@ from olmcat.pictures.text import attr, esc
 
 __all__ = ["check_html", "plan_html"]
 
+OPEN_UP_TO = 12  # sections open at first when there are at most this many (as upgrade-check's)
+
 _CSS = {
     "installable": "st-ready",
     "refused": "st-blocks",
@@ -95,7 +97,7 @@ def check_html(report: CheckReport, *, title: str = "OLM v1 check") -> str:
         ]
         sections.append(
             f'<details class="item" id="b-{index}" data-filter="{attr(key)}"'
-            f"{' open' if item.verdict != 'installable' and len(report.bundles) <= 200 else ''}>"
+            f"{' open' if len(report.bundles) <= OPEN_UP_TO else ''}>"
             f"<summary>{esc(item.package or '–', 300)} · {esc(item.name, 300)} · "
             f"{_verdict(item.verdict)}</summary>{_reasons(item)}{_facts(facts)}</details>"
         )
@@ -119,11 +121,12 @@ def _side(name: str, version: str, found: BundleCheck | None) -> str:
     return text + (f" — {_verdict(found.verdict)}" if found is not None else "")
 
 
-def _plan_section(index: int, item: OperatorPlan) -> str:
+def _plan_section(index: int, item: OperatorPlan, opened: bool) -> str:
     key = f"{item.who} {item.installed.package}"
     parts = [
         f'<details class="item" id="op-{index}" data-filter="{attr(key)}"'
-        f"{' open' if item.status != 'installable' else ''}><summary>{esc(item.who, 300)} · "
+        f"{' open' if opened or item.status != 'installable' else ''}><summary>"
+        f"{esc(item.who, 300)} · "
         f"{esc(item.installed.package, 300)} · {_verdict(item.status)}</summary>"
     ]
     facts = [
@@ -172,7 +175,8 @@ def plan_html(report: PlanReport, *, title: str = "OLM v1 plan") -> str:
             "<th>channel</th><th>status</th><th>installed</th><th>newest</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
         )
-        body += [_plan_section(i, item) for i, item in enumerate(report.operators)]
+        opened = len(report.operators) <= OPEN_UP_TO
+        body += [_plan_section(i, item, opened) for i, item in enumerate(report.operators)]
     else:
         body.append('<p class="note">The inventory lists no operator.</p>')
     return page(title, body, subtitle=subtitle)
