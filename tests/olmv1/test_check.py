@@ -389,3 +389,28 @@ def test_corpus_heads_every_refusal_is_a_rule(parts: tuple[str, str]) -> None:
     for item in report.bundles:
         assert item.verdict != "unknown", item.name  # the heads' objects are in the catalog
         assert {r.rule for r in item.reasons} <= known
+
+
+@pytest.mark.parametrize("form", ["oci-archive", "oci-layout", "docker-archive"])
+def test_bundle_image_archive_is_checked_like_its_directory(tmp_path: Path, form: str) -> None:
+    from tests.support.bundletrees import bundle_image
+
+    directory = REGRESSION / "webhook-operator.v0.0.5"
+    archive = bundle_image(
+        directory, tmp_path / "img", ref="127.0.0.1:5000/webhook:v0.0.5", form=form
+    )
+    off = "WebhookProviderCertManager=false,WebhookProviderOpenshiftServiceCA=false"
+    from_image = check([str(archive)], gates=off).bundles
+    from_directory = check([str(directory)], gates=off).bundles
+    assert [b.source for b in from_image] == ["bundle image"]
+    assert [(b.name, b.reasons) for b in from_image] == [
+        (b.name, b.reasons) for b in from_directory
+    ]
+
+
+def test_index_image_archive_is_a_catalog() -> None:
+    report = check([str(corpus_path("images", "test-index-v1.oci.tar"))], pull=False)
+    sqlite = check([str(corpus_path("sqlite", "index-upstream.db"))], pull=False)
+    assert [(b.name, b.verdict) for b in report.bundles] == [
+        (b.name, b.verdict) for b in sqlite.bundles
+    ]

@@ -435,7 +435,9 @@ def provider_reasons(
     ``webhook_support`` and ``certificate_provider`` default to what cmd/operator-controller
     derives from the gates (support = a provider is configured); ``certificate_provider=""``
     is a provider that is not set (nil)."""
-    provider = cert_provider(gates) if certificate_provider is None else certificate_provider or None
+    provider = (
+        cert_provider(gates) if certificate_provider is None else certificate_provider or None
+    )
     support = (provider is not None) if webhook_support is None else webhook_support
     refusals: list[Reason] = []
     requirements: list[Reason] = []
@@ -759,6 +761,7 @@ def _check_bundle_reference(
     platform: str | None,
     options: Any,
     notify: NoticeSink,
+    image: bool,
 ) -> BundleCheck:
     from olmcat.olmv1.bundle import read_bundle
 
@@ -794,14 +797,8 @@ def _check_bundle_reference(
     result = check_bundle(registry_v1, name=name, property_types=types, gates=gates)
     result.reference = reference
     result.image = rendered.image if rendered is not None else ""
-    result.source = "bundle image" if _is_image_text(reference) else "bundle directory"
+    result.source = "bundle image" if image else "bundle directory"
     return result
-
-
-def _is_image_text(reference: str) -> bool:
-    from olmcat.oci.transport import parse_location
-
-    return parse_location(reference) is not None or Path(reference).is_file()
 
 
 def _heads(pkg: PackageCatalog) -> dict[str, list[str]]:
@@ -936,7 +933,7 @@ def check(
         path = Path(text)
         if path.is_dir() and is_bundle_dir(path):
             found = _check_bundle_reference(
-                text, chosen, platform=platform, options=registry, notify=notify
+                text, chosen, platform=platform, options=registry, notify=notify, image=False
             )
             seen_packages.add(found.package)
             if wanted is None or found.package in wanted:
@@ -944,7 +941,7 @@ def check(
             continue
         if text != "-" and _is_bundle_image(text, platform, registry):
             found = _check_bundle_reference(
-                text, chosen, platform=platform, options=registry, notify=notify
+                text, chosen, platform=platform, options=registry, notify=notify, image=True
             )
             seen_packages.add(found.package)
             if wanted is None or found.package in wanted:
