@@ -79,28 +79,35 @@ def go_string(text: str, *, escape_html: bool = False) -> str:
     return out
 
 
-def go_marshal(value: Any, *, escape_html: bool = True) -> str:
+def go_marshal(value: Any, *, escape_html: bool = True, sort_keys: bool = True) -> str:
     """Compact JSON of plain Python data as ``json.Marshal`` writes it.
 
     Dict keys are sorted (Go sorts map keys); use this only for data that was a Go map or
-    ``unstructured`` object (Kubernetes manifests), never for structs with a fixed field order.
+    ``unstructured`` object (Kubernetes manifests). With ``sort_keys=False`` dicts are written in
+    their own order: a Go struct built as a dict in its field order (omitted fields left out).
     """
     if isinstance(value, RawNumber):
         return str(value)
     if isinstance(value, str):
         return go_string(value, escape_html=escape_html)
     if isinstance(value, dict):
-        items = sorted(value.items())
+        items = sorted(value.items()) if sort_keys else list(value.items())
         return (
             "{"
             + ",".join(
-                go_string(k, escape_html=escape_html) + ":" + go_marshal(v, escape_html=escape_html)
+                go_string(k, escape_html=escape_html)
+                + ":"
+                + go_marshal(v, escape_html=escape_html, sort_keys=sort_keys)
                 for k, v in items
             )
             + "}"
         )
     if isinstance(value, list | tuple):
-        return "[" + ",".join(go_marshal(v, escape_html=escape_html) for v in value) + "]"
+        return (
+            "["
+            + ",".join(go_marshal(v, escape_html=escape_html, sort_keys=sort_keys) for v in value)
+            + "]"
+        )
     if value is True:
         return "true"
     if value is False:
