@@ -361,8 +361,9 @@ def _one_package() -> PackageCatalog:
 
 def test_rules_are_listed_once_in_order() -> None:
     ids = [rule.id for rule in rules()]
-    assert len(ids) == len(set(ids)) == len(OWN_RULES) + 13
-    assert ids[len(OWN_RULES) :] == list(validators.RULES)
+    assert len(ids) == len(set(ids)) == len(OWN_RULES) + 13 + 1
+    assert ids[len(OWN_RULES) : -1] == list(validators.RULES)
+    assert ids[-1] == "olmv1.render.refused"
 
 
 # -- real data ------------------------------------------------------------------------------------
@@ -413,4 +414,42 @@ def test_index_image_archive_is_a_catalog() -> None:
     sqlite = check([str(corpus_path("sqlite", "index-upstream.db"))], pull=False)
     assert [(b.name, b.verdict) for b in report.bundles] == [
         (b.name, b.verdict) for b in sqlite.bundles
+    ]
+
+
+def test_the_generators_can_still_refuse() -> None:
+    """A conversion webhook on a CRD that preserves unknown fields passes every validator; the
+    CRD generator refuses it (generators.go BundleCRDGenerator)."""
+    crd_name = "foos.example.com"
+    spec = {
+        "installModes": [{"type": "AllNamespaces", "supported": True}],
+        "install": {"strategy": "deployment", "spec": {"deployments": [{"name": "d", "spec": {}}]}},
+        "customresourcedefinitions": {"owned": [{"name": crd_name}]},
+        "webhookdefinitions": [
+            {
+                "type": "ConversionWebhook",
+                "generateName": "c.example.com",
+                "deploymentName": "d",
+                "containerPort": 443,
+                "conversionCRDs": [crd_name],
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+            }
+        ],
+    }
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": crd_name},
+        "spec": {"group": "example.com", "preserveUnknownFields": True},
+    }
+    bundle = RegistryV1("test", _bundle(spec).csv, (crd,), ())
+    assert validators.validate(bundle) == []
+    result = check_bundle(bundle)
+    assert [(r.rule, r.message) for r in result.reasons] == [
+        (
+            "olmv1.render.refused",
+            f"custom resource definition '{crd_name}' must have .spec.preserveUnknownFields set "
+            "to false to let API Server call webhook to do the conversion",
+        )
     ]

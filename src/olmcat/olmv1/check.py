@@ -160,6 +160,7 @@ RULE_ALL_NAMESPACES: Final = "olmv1.provider.all-namespaces-required"
 RULE_INSTALL_MODES: Final = "olmv1.provider.no-supported-install-mode"
 RULE_WATCH_NAMESPACE: Final = "olmv1.config.watch-namespace-required"
 RULE_UNREADABLE: Final = "olmv1.source.unreadable"
+RULE_RENDER: Final = "olmv1.render.refused"
 
 _PROVIDER = "internal/operator-controller/applier/provider.go"
 OWN_RULES: Final[tuple[Rule, ...]] = (
@@ -240,9 +241,21 @@ def _validator_rules() -> tuple[Rule, ...]:
     )
 
 
+RENDER_RULES: Final[tuple[Rule, ...]] = (
+    Rule(
+        RULE_RENDER,
+        "render-refused",
+        "internal/operator-controller/rukpak/render/registryv1/generators/generators.go",
+        True,
+        "the renderer's generators refuse the bundle (e.g. a conversion webhook on a CRD with "
+        "spec.preserveUnknownFields: true)",
+    ),
+)
+
+
 def rules() -> tuple[Rule, ...]:
     """Every rule of the check, in the order v1.11.0 applies them."""
-    return OWN_RULES + _validator_rules()
+    return OWN_RULES + _validator_rules() + RENDER_RULES
 
 
 RULES: Final = OWN_RULES  # the checks of this module; rules() adds the content validators
@@ -545,8 +558,46 @@ def check_bundle(
     )
     result.reasons += refusals
     result.requirements += requirements
-    result.reasons += _validator_reasons(bundle)
+    content = _validator_reasons(bundle)
+    result.reasons += content
+    if not content:  # the generators run on a bundle the validators pass
+        _render_stage(bundle, chosen, result, certificate_provider)
     return result
+
+
+CHECK_NAMESPACE: Final = "olmv1-check"  # the install namespace the render stage assumes
+CHECK_WATCH_NAMESPACE: Final = "olmv1-check-watched"
+
+
+def _render_stage(
+    bundle: RegistryV1,
+    gates: Mapping[str, bool],
+    result: BundleCheck,
+    certificate_provider: str | None,
+) -> None:
+    """Render the bundle as v1.11.0 would (the generators can still refuse it); a bundle without
+    AllNamespaces is rendered for the watchNamespace it requires."""
+    from olmcat.olmv1.render.renderer import render
+
+    supported = bundle.supported_install_modes()
+    targets: tuple[str, ...] | None = None
+    if "AllNamespaces" not in supported:
+        targets = (CHECK_NAMESPACE,) if "OwnNamespace" in supported else (CHECK_WATCH_NAMESPACE,)
+    provider = cert_provider(gates) if certificate_provider is None else certificate_provider
+    try:
+        render(
+            bundle,
+            CHECK_NAMESPACE,
+            target_namespaces=targets,
+            cert_provider=provider
+            if provider in ("cert-manager", "openshift-service-ca")
+            else None,
+        )
+    except OlmcatError as error:
+        result.reasons += [Reason(RULE_RENDER, line) for line in str(error).splitlines() if line]
+    except Exception as error:  # olmcat's renderer failed: say so, never a silent yes
+        result.not_run.append(RULE_RENDER)
+        result.not_run_because = f"olmcat's renderer failed: {_one_line(error)}"
 
 
 def _csv_name(csv: Mapping[str, Any]) -> str:
@@ -678,6 +729,7 @@ def _merged(base: BundleCheck, found: BundleCheck, source: str) -> BundleCheck:
     base.reasons = found.reasons
     base.requirements = found.requirements
     base.not_run = found.not_run
+    base.not_run_because = found.not_run_because
     base.source = source
     if not base.version:
         base.version = found.version
