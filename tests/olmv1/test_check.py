@@ -288,9 +288,14 @@ def test_metadata_only_offline_is_unknown_never_a_silent_yes(tmp_path: Path) -> 
     report = check([str(ref)], pull=False, notify=log)
     assert {b.verdict for b in report.bundles} == {"unknown"}
     first = report.bundles[0]
-    assert first.not_run == list(validators.RULES)  # the content validators need the files
+    # the content validators and the renderer need the files
+    assert first.not_run == [*validators.RULES, "olmv1.render.refused"]
     assert "offline" in first.not_run_because
-    assert first.summary().startswith("unknown: checks olmv1.bundle.")
+    assert first.summary() == (
+        "unknown: checks the 13 content validators (olmv1.bundle.*), olmv1.render.refused could "
+        "not run because the catalog has no olm.bundle.object and the bundle image was not read "
+        "(offline)"
+    )
     assert {n.code for n in log} == {"olmv1.check.image-not-read"}
     assert not report.ok
 

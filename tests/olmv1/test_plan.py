@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from olmcat.model import Bundle, Channel, ChannelEntry, Package, PackageCatalog
 from olmcat.model import property as prop
-from olmcat.olmv1.plan import install_command, plan, plan_operator
+from olmcat.olmv1.check import BundleCheck, Reason
+from olmcat.olmv1.plan import OperatorPlan, install_command, plan, plan_operator
 from olmcat.upgrade.inventory import Installed, parse_inventory
 from tests.support.paths import FIXTURES
 
@@ -68,3 +69,22 @@ def test_install_command_quotes_words() -> None:
     assert install_command("p", "my catalog/", "ns", version="1.0.0") == (
         "olmcat olmv1 install p --catalog 'my catalog/' --namespace ns --version 1.0.0"
     )
+
+
+def test_an_unknown_installed_version_is_unknown_even_when_the_newest_installs() -> None:
+    item = Installed("list", "op", channel="stable", version="1.0.0")
+    unknown = BundleCheck("op", "op.v1", not_run=["x"], not_run_because="offline")
+    refused = BundleCheck("op", "op.v1", reasons=[Reason("olmv1.provider.x", "refused")])
+    installable = BundleCheck("op", "op.v2")
+
+    def status(now: BundleCheck, later: BundleCheck) -> str:
+        found = OperatorPlan(
+            item, bundle="op.v1", installed_check=now, newest="op.v2", newest_check=later
+        )
+        return found.status
+
+    assert status(unknown, installable) == "unknown"
+    assert status(refused, installable) == "upgrade-first"
+    assert status(refused, unknown) == "unknown"
+    assert status(refused, refused) == "blocked"
+    assert status(installable, refused) == "installable"

@@ -308,7 +308,7 @@ class BundleCheck:
         """The verdict as one phrase."""
         if self.verdict == "unknown":
             return (
-                f"unknown: checks {', '.join(self.not_run)} could not run because "
+                f"unknown: checks {_rule_list(self.not_run)} could not run because "
                 f"{self.not_run_because}"
             )
         if self.verdict == "refused":
@@ -333,6 +333,17 @@ class BundleCheck:
             "notRun": list(self.not_run),
             "notRunBecause": self.not_run_because or None,
         }
+
+
+def _rule_list(ids: Sequence[str]) -> str:
+    """Rule IDs for a sentence; the thirteen content validators, when all are listed, as one."""
+    content = validator_rule_ids()
+    if content and all(rule in ids for rule in content):
+        shown = [rule for rule in ids if rule not in content]
+        at = ids.index(content[0])
+        shown.insert(at, f"the {len(content)} content validators (olmv1.bundle.*)")
+        return ", ".join(shown)
+    return ", ".join(ids)
 
 
 @dataclass(slots=True)
@@ -699,7 +710,7 @@ def check_catalog_bundle(
         provider = cert_provider(chosen)
         if provider is None:
             not_run.insert(1, RULE_WEBHOOKS)
-    not_run += validator_rule_ids()
+    not_run += [*validator_rule_ids(), RULE_RENDER]
     base.not_run = not_run
     if failure:
         base.not_run_because = f"the bundle image could not be read: {failure}"

@@ -10,9 +10,10 @@ For each operator of the inventory :mod:`olmcat.upgrade.inventory` reads (the on
 * the ``olmcat olmv1 install`` command that writes the ClusterExtension: pinned to the installed
   version when OLM v1 installs it, else to the channel when it installs the newest.
 
-``status``: ``installable`` (the installed version moves as it is), ``upgrade-first`` (only a
-newer version installs: upgrade with OLM v0, then move), ``blocked`` (neither installs),
-``unknown`` (a check could not run, and nothing refused), ``not-in-catalog``.
+``status``: ``installable`` (the installed version moves as it is), ``upgrade-first`` (the
+installed version is refused, a newer one installs: upgrade with OLM v0, then move), ``blocked``
+(neither installs), ``unknown`` (a check of the installed version -- or, when that is refused, of
+the newest -- could not run), ``not-in-catalog``.
 """
 
 from __future__ import annotations
@@ -84,12 +85,12 @@ class OperatorPlan:
         now = self.installed_check.verdict if self.installed_check is not None else "refused"
         if now == "installable":
             return "installable"
+        if now == "unknown":
+            return "unknown"  # the installed version may install as it is: not known
         later = self.newest_check.verdict if self.newest_check is not None else "refused"
         if later == "installable" and self.newest != self.bundle:
             return "upgrade-first"
-        if "unknown" in (now, later):
-            return "unknown"
-        return "blocked"
+        return "unknown" if later == "unknown" else "blocked"
 
     @property
     def who(self) -> str:
