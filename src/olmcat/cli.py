@@ -69,7 +69,7 @@ SUMMARIES = {
     "mirror": "Mirror a catalog into a registry of a disconnected cluster.",
     "export": "Write a catalog in a shape other tools read (SQL databases).",
     "completion": "Print the shell completion script for SHELL (bash, zsh or fish).",
-    "olmv1": "Check, plan and install bundles as OLM v1 (operator-controller v1.11.0) does.",
+    "olmv1": "What OLM v1 (operator-controller v1.11.0) does with a bundle or a catalog.",
 }
 
 

@@ -366,6 +366,11 @@ def read_bundle_image(
     if path.exists() and is_image_archive(path):
         with open_image(path, platform=platform) as opened:
             return _read_opened(opened, ref, notify)
+    if not path.exists():
+        raise InputError(
+            f"{ref}: no such file or directory (a bundle image in a registry is written "
+            "HOST/REPO:TAG or docker://HOST/REPO:TAG)"
+        )
     raise InputError(
         f"{ref}: not a bundle image (a registry reference HOST/REPO:TAG, oci:DIR, "
         "oci-archive:FILE, docker-archive:FILE or an image archive)"
