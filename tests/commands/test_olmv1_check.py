@@ -190,3 +190,51 @@ def test_plan_usage_errors() -> None:
         "olmv1", "plan", "--installed", INVENTORY, EXAMPLE_FBC, "--feature-gates", "X=1"
     )
     assert code == 2 and "unrecognized feature gate: X" in err
+
+
+ARGOCD = str(DATA / "olmv1" / "regression" / "bundles" / "argocd-operator.v0.6.0")
+
+
+def test_check_with_a_configuration(tmp_path: Path) -> None:
+    single_own = ("--feature-gates", "SingleOwnNamespaceInstallSupport=true")
+    code, out, _ = invoke(
+        "olmv1", "check", ARGOCD, *single_own, "-n", "argocd", "--watch-namespace", "argocd"
+    )
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "feature gates: SingleOwnNamespaceInstallSupport=true; checked: channel heads; install "
+        'namespace argocd, spec.config.inline {"watchNamespace":"argocd"}'
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text("deploymentConfig:\n  env:\n  - name: A\n    value: b\n")
+    code, out, _ = invoke("olmv1", "check", ARGOCD, "--config", str(config))
+    assert code == 1
+    assert (
+        "    - olmv1.config.invalid invalid ClusterExtension configuration: invalid "
+        'configuration: unknown field "deploymentConfig"'
+    ) in out.splitlines()
+    code, out, _ = invoke(
+        "olmv1",
+        "check",
+        ARGOCD,
+        "--config",
+        str(config),
+        "--feature-gates",
+        "DeploymentConfig=true",
+    )
+    assert code == 0
+    code, out, _ = invoke(
+        "olmv1", "check", ARGOCD, "--watch-namespace", "Bad_NS", "--format", "json"
+    )
+    assert code == 1
+    (reason,) = json.loads(out)["bundles"][0]["reasons"]
+    assert reason["rule"] == "olmv1.config.invalid"
+    assert reason["message"].splitlines()[-1] == (
+        '  - field "watchNamespace" must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"'
+    )
+
+
+def test_check_config_file_missing_is_one_line(tmp_path: Path) -> None:
+    code, out, err = invoke("olmv1", "check", ARGOCD, "--config", str(tmp_path / "none.yaml"))
+    assert (code, out) == (1, "")
+    assert err.startswith("olmcat: error: ") and err.count("\n") == 1

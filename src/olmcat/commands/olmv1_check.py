@@ -41,6 +41,8 @@ def _gates(specs: tuple[str, ...]) -> dict[str, bool]:
     "olmcat olmv1 check index.db --all -p etcd       # every bundle of one package",
     "olmcat olmv1 check bundle-dir/ docker://quay.io/org/op-bundle:v1.2.0",
     "olmcat olmv1 check catalog/ --feature-gates SingleOwnNamespaceInstallSupport=true",
+    "olmcat olmv1 check bundle-dir/ --feature-gates SingleOwnNamespaceInstallSupport=true "
+    "--namespace team-a --watch-namespace team-a",
     "olmcat olmv1 check catalog/ --format html > olmv1-check.html",
     "olmcat olmv1 check catalog/ --format json | jq '.bundles[] | select(.verdict == \"refused\")'",
 )
@@ -65,6 +67,28 @@ def _gates(specs: tuple[str, ...]) -> dict[str, bool]:
     "the verdict unknown, naming the checks that could not run.",
 )
 @click.option(
+    "-n",
+    "--namespace",
+    default="",
+    metavar="NS",
+    help="The ClusterExtension's install namespace (spec.namespace), which an OwnNamespace "
+    "watchNamespace must equal. Default: a placeholder.",
+)
+@click.option(
+    "--watch-namespace",
+    metavar="NS",
+    help="The configuration's watchNamespace (spec.config.inline.watchNamespace).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="The ClusterExtension's spec.config.inline (YAML or JSON), checked as v1.11.0 checks "
+    "it against each bundle's configuration schema. Without it (and --watch-namespace) no "
+    "configuration is assumed.",
+)
+@click.option(
     "--format",
     "output",
     type=click.Choice(FORMATS),
@@ -85,6 +109,9 @@ def check_command(
     all_bundles: bool,
     gate_specs: tuple[str, ...],
     offline: bool,
+    namespace: str,
+    watch_namespace: str | None,
+    config_file: Path | None,
     output: str,
     report: Path | None,
     platform: str | None,
@@ -102,13 +129,18 @@ def check_command(
     Exit status: 0 every bundle installable, 1 a bundle refused or unknown (or unreadable
     input), 2 usage.
     """
-    from olmcat.olmv1.check import check
+    from olmcat.files import safe
+    from olmcat.olmv1.check import check, extension_config
     from olmcat.olmv1.report import render
 
     gates = _gates(gate_specs)
     notices = NoticeReport()
 
     def work() -> object:
+        text = None
+        if config_file is not None:
+            safe.add_root(config_file.parent)
+            text = safe.read_text(config_file)
         return check(
             list(references),
             packages=packages or None,
@@ -117,6 +149,8 @@ def check_command(
             pull=not offline,
             platform=platform,
             notify=notices,
+            namespace=namespace,
+            config=extension_config(text, watch_namespace),
         )
 
     result = run(ctx, work)

@@ -58,6 +58,7 @@ __all__ = [
     "check",
     "check_bundle",
     "check_catalog_bundle",
+    "extension_config",
     "gates_text",
     "parse_feature_gates",
 ]
@@ -161,6 +162,7 @@ RULE_INSTALL_MODES: Final = "olmv1.provider.no-supported-install-mode"
 RULE_WATCH_NAMESPACE: Final = "olmv1.config.watch-namespace-required"
 RULE_UNREADABLE: Final = "olmv1.source.unreadable"
 RULE_RENDER: Final = "olmv1.render.refused"
+RULE_CONFIG: Final = "olmv1.config.invalid"
 
 _PROVIDER = "internal/operator-controller/applier/provider.go"
 OWN_RULES: Final[tuple[Rule, ...]] = (
@@ -214,6 +216,14 @@ OWN_RULES: Final[tuple[Rule, ...]] = (
         False,
         "a bundle without AllNamespaces installs only with spec.config.inline.watchNamespace "
         "(a requirement, not a refusal)",
+    ),
+    Rule(
+        RULE_CONFIG,
+        "config-invalid",
+        "internal/operator-controller/config/config.go",
+        False,
+        "the ClusterExtension's spec.config.inline does not validate against the bundle's "
+        "configuration schema (only when a configuration is given)",
     ),
     Rule(
         RULE_UNREADABLE,
@@ -353,6 +363,8 @@ class CheckReport:
     all_bundles: bool
     bundles: list[BundleCheck]
     seconds: float = 0.0
+    namespace: str = ""  # the ClusterExtension's install namespace ("" : a placeholder)
+    config: Mapping[str, Any] | str | None = None  # its spec.config.inline (None: none)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {verdict: 0 for verdict in VERDICTS}
@@ -386,6 +398,10 @@ class CheckReport:
             "operatorController": "v1.11.0",
             "featureGates": dict(sorted(self.gates.items())),
             "bundlesChecked": "all" if self.all_bundles else "channel heads",
+            "installNamespace": self.namespace or None,
+            "config": self.config
+            if self.config is None or isinstance(self.config, str)
+            else dict(self.config),
             "summary": {
                 "bundles": len(self.bundles),
                 **self.counts(),
@@ -547,12 +563,17 @@ def check_bundle(
     gates: Mapping[str, bool] | None = None,
     webhook_support: bool | None = None,
     certificate_provider: str | None = None,
+    namespace: str = "",
+    config: Mapping[str, Any] | str | None = None,
 ) -> BundleCheck:
     """Every refusal of a registry+v1 bundle whose files are known.
 
     ``name`` is the catalog bundle name (default: the CSV's name); ``property_types`` the types of
-    its catalog properties (default: those the bundle carries)."""
+    its catalog properties (default: those the bundle carries). ``namespace`` is the
+    ClusterExtension's install namespace (default: a placeholder) and ``config`` its
+    ``spec.config.inline`` (a mapping or YAML/JSON text; None: no configuration)."""
     chosen = dict(DEFAULT_GATES) if gates is None else dict(gates)
+    install_namespace = namespace or CHECK_NAMESPACE
     csv_name = _csv_name(bundle.csv)
     label = name or csv_name
     types = (
@@ -568,12 +589,87 @@ def check_bundle(
         spec, chosen, webhook_support=webhook_support, certificate_provider=certificate_provider
     )
     result.reasons += refusals
-    result.requirements += requirements
+    supported = bundle.supported_install_modes()
+    options: _RenderOptions | None = _RenderOptions()
+    if config is not None:
+        # The configuration given decides (provider.go extractBundleConfigOptions).
+        options = _config_options(supported, config, chosen, install_namespace, result)
+    else:
+        result.requirements += requirements
+        if chosen.get(SINGLE_OWN) and "AllNamespaces" not in supported:
+            # Rendered for the watchNamespace it requires.
+            watched = install_namespace if "OwnNamespace" in supported else CHECK_WATCH_NAMESPACE
+            options = _RenderOptions(targets=(watched,))
     content = _validator_reasons(bundle)
     result.reasons += content
-    if not content:  # the generators run on a bundle the validators pass
-        _render_stage(bundle, chosen, result, certificate_provider)
+    if not content and options is not None:  # the generators run on a bundle the validators pass
+        _render_stage(bundle, chosen, result, certificate_provider, install_namespace, options)
     return result
+
+
+def extension_config(
+    config: Mapping[str, Any] | str | None, watch_namespace: str | None
+) -> Mapping[str, Any] | str | None:
+    """The ClusterExtension's ``spec.config.inline``: ``config`` (a mapping or YAML/JSON text)
+    with ``watchNamespace`` set when ``watch_namespace`` is given; None when neither is."""
+    if watch_namespace is None:
+        return config
+    data: dict[str, Any] = {}
+    if isinstance(config, str):
+        from olmcat.olmv1.config import unmarshal_config
+
+        data = dict(unmarshal_config(config, None, ""))
+    elif config is not None:
+        data = dict(config)
+    data["watchNamespace"] = watch_namespace
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class _RenderOptions:
+    targets: tuple[str, ...] | None = None
+    deployment_config: dict[str, Any] | None = None
+
+
+def _config_options(
+    modes: set[str],
+    config: Mapping[str, Any] | str,
+    gates: Mapping[str, bool],
+    install_namespace: str,
+    result: BundleCheck,
+) -> _RenderOptions | None:
+    """``extractBundleConfigOptions``: the configuration against the bundle's schema (without
+    ``deploymentConfig`` while that gate is off); a refusal when it does not validate."""
+    from olmcat.olmv1.config import (
+        ConfigError,
+        config_schema_for_modes,
+        deployment_config,
+        unmarshal_config,
+        watch_namespace,
+    )
+
+    text = config if isinstance(config, str) else json.dumps(dict(config))
+    schema = config_schema_for_modes(modes)
+    if not gates.get(DEPLOYMENT_CONFIG):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            properties.pop("deploymentConfig", None)
+    try:
+        checked = unmarshal_config(text, schema, install_namespace)
+    except ConfigError as error:
+        result.reasons.append(
+            Reason(RULE_CONFIG, f"invalid ClusterExtension configuration: {error}")
+        )
+        return None
+    watched = watch_namespace(checked)
+    deployment = None
+    if gates.get(DEPLOYMENT_CONFIG):
+        try:
+            deployment = deployment_config(checked)
+        except ConfigError as error:
+            result.reasons.append(Reason(RULE_CONFIG, f"invalid deploymentConfig: {error}"))
+            return None
+    return _RenderOptions((watched,) if watched is not None else None, deployment)
 
 
 CHECK_NAMESPACE: Final = "olmv1-check"  # the install namespace the render stage assumes
@@ -585,24 +681,22 @@ def _render_stage(
     gates: Mapping[str, bool],
     result: BundleCheck,
     certificate_provider: str | None,
+    install_namespace: str,
+    options: _RenderOptions,
 ) -> None:
-    """Render the bundle as v1.11.0 would (the generators can still refuse it); a bundle without
-    AllNamespaces is rendered for the watchNamespace it requires."""
+    """Render the bundle as v1.11.0 would: the generators can still refuse it."""
     from olmcat.olmv1.render.renderer import render
 
-    supported = bundle.supported_install_modes()
-    targets: tuple[str, ...] | None = None
-    if "AllNamespaces" not in supported:
-        targets = (CHECK_NAMESPACE,) if "OwnNamespace" in supported else (CHECK_WATCH_NAMESPACE,)
     provider = cert_provider(gates) if certificate_provider is None else certificate_provider
     try:
         render(
             bundle,
-            CHECK_NAMESPACE,
-            target_namespaces=targets,
+            install_namespace,
+            target_namespaces=options.targets,
             cert_provider=provider
             if provider in ("cert-manager", "openshift-service-ca")
             else None,
+            deployment_config=options.deployment_config,
         )
     except OlmcatError as error:
         result.reasons += [Reason(RULE_RENDER, line) for line in str(error).splitlines() if line]
@@ -641,10 +735,13 @@ def check_catalog_bundle(
     channels: Sequence[str] = (),
     reference: str = "",
     notify: NoticeSink = discard,
+    namespace: str = "",
+    config: Mapping[str, Any] | str | None = None,
 ) -> BundleCheck:
     """The verdict for a catalog bundle: from its ``olm.bundle.object`` properties when the
     catalog has them, else from its image (``read_image``; None: not read) for the checks that
-    need the files, and from ``olm.csv.metadata`` for the others."""
+    need the files, and from ``olm.csv.metadata`` for the others. ``namespace`` and ``config``:
+    as :func:`check_bundle`."""
     from olmcat.olmv1.bundle import from_catalog_bundle
 
     chosen = dict(DEFAULT_GATES) if gates is None else dict(gates)
@@ -665,7 +762,14 @@ def check_catalog_bundle(
     if registry_v1 is not None:
         return _merged(
             base,
-            check_bundle(registry_v1, name=bundle.name, property_types=types, gates=chosen),
+            check_bundle(
+                registry_v1,
+                name=bundle.name,
+                property_types=types,
+                gates=chosen,
+                namespace=namespace,
+                config=config,
+            ),
             "catalog (olm.bundle.object)",
         )
     if not failure and read_image is not None and bundle.image:
@@ -687,7 +791,14 @@ def check_catalog_bundle(
         else:
             return _merged(
                 base,
-                check_bundle(registry_v1, name=bundle.name, property_types=types, gates=chosen),
+                check_bundle(
+                    registry_v1,
+                    name=bundle.name,
+                    property_types=types,
+                    gates=chosen,
+                    namespace=namespace,
+                    config=config,
+                ),
                 f"image {bundle.image}",
             )
     # The metadata alone: dependency properties, APIService definitions and install modes.
@@ -704,8 +815,17 @@ def check_catalog_bundle(
     if metadata is not None:
         refusals, requirements, missing = provider_reasons(spec, chosen, webhooks_known=False)
         base.reasons += refusals
-        base.requirements += requirements
         not_run += missing
+        if config is None:
+            base.requirements += requirements
+        else:
+            _config_options(
+                _supported(spec.get("installModes")),
+                config,
+                chosen,
+                namespace or CHECK_NAMESPACE,
+                base,
+            )
     else:
         provider = cert_provider(chosen)
         if provider is None:
@@ -825,6 +945,8 @@ def _check_bundle_reference(
     options: Any,
     notify: NoticeSink,
     image: bool,
+    namespace: str = "",
+    config: Mapping[str, Any] | str | None = None,
 ) -> BundleCheck:
     from olmcat.olmv1.bundle import read_bundle
 
@@ -857,7 +979,14 @@ def _check_bundle_reference(
     else:
         types = [str(p.get("type", "")) for p in registry_v1.properties]
         name = ""
-    result = check_bundle(registry_v1, name=name, property_types=types, gates=gates)
+    result = check_bundle(
+        registry_v1,
+        name=name,
+        property_types=types,
+        gates=gates,
+        namespace=namespace,
+        config=config,
+    )
     result.reference = reference
     result.image = rendered.image if rendered is not None else ""
     result.source = "bundle image" if image else "bundle directory"
@@ -908,6 +1037,8 @@ def check_package(
     read_image: ImageReader | None = None,
     reference: str = "",
     notify: NoticeSink = discard,
+    namespace: str = "",
+    config: Mapping[str, Any] | str | None = None,
 ) -> list[BundleCheck]:
     return [
         check_catalog_bundle(
@@ -917,6 +1048,8 @@ def check_package(
             channels=channels,
             reference=reference,
             notify=notify,
+            namespace=namespace,
+            config=config,
         )
         for bundle, channels in catalog_bundles(pkg, all_bundles=all_bundles)
     ]
@@ -970,6 +1103,8 @@ def check(
     platform: str | None = None,
     registry: RegistryOptions | None = None,
     notify: NoticeSink = discard,
+    namespace: str = "",
+    config: Mapping[str, Any] | str | None = None,
 ) -> CheckReport:
     """``olmcat olmv1 check``: the verdict of operator-controller v1.11.0 for each bundle.
 
@@ -977,7 +1112,9 @@ def check(
     (:func:`olmcat.readers.catalog.open_catalog`); of a catalog, the channel heads are checked
     (``all_bundles``: every bundle), of the ``packages`` named (default: all). ``gates`` are the
     feature gates (a mapping, or ``Name=true,...`` text) over v1.11.0's defaults. ``pull``: read a
-    bundle image when the catalog has only ``olm.csv.metadata``."""
+    bundle image when the catalog has only ``olm.csv.metadata``. ``namespace`` and ``config``:
+    the ClusterExtension's install namespace and ``spec.config.inline`` (see
+    :func:`check_bundle`)."""
     from olmcat.readers.bundlefiles import is_bundle_dir
     from olmcat.readers.catalog import open_catalog
 
@@ -996,7 +1133,14 @@ def check(
         path = Path(text)
         if path.is_dir() and is_bundle_dir(path):
             found = _check_bundle_reference(
-                text, chosen, platform=platform, options=registry, notify=notify, image=False
+                text,
+                chosen,
+                platform=platform,
+                options=registry,
+                notify=notify,
+                image=False,
+                namespace=namespace,
+                config=config,
             )
             seen_packages.add(found.package)
             if wanted is None or found.package in wanted:
@@ -1004,7 +1148,14 @@ def check(
             continue
         if text != "-" and _is_bundle_image(text, platform, registry):
             found = _check_bundle_reference(
-                text, chosen, platform=platform, options=registry, notify=notify, image=True
+                text,
+                chosen,
+                platform=platform,
+                options=registry,
+                notify=notify,
+                image=True,
+                namespace=namespace,
+                config=config,
             )
             seen_packages.add(found.package)
             if wanted is None or found.package in wanted:
@@ -1026,6 +1177,8 @@ def check(
                     read_image=reader,
                     reference=text,
                     notify=notify,
+                    namespace=namespace,
+                    config=config,
                 )
     if wanted is not None:
         missing = sorted(wanted - seen_packages)
@@ -1040,6 +1193,8 @@ def check(
         all_bundles,
         results,
         time.perf_counter() - started,
+        namespace,
+        config,
     )
 
 

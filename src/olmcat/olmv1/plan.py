@@ -364,7 +364,9 @@ def _side(label: str, name: str, version: str, found: BundleCheck | None) -> lis
     verdict = found.summary() if found is not None else "not checked"
     lines = [f"    {label}: {what}: {verdict}"]
     if found is not None:
-        lines += [f"      - {r.rule} {r.message}" for r in found.reasons]
+        lines += [
+            f"      - {r.rule} {r.message}".replace("\n", "\n        ") for r in found.reasons
+        ]
     return lines
 
 

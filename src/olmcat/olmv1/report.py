@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from olmcat.olmv1.check import DEFAULT_GATES, BundleCheck, CheckReport, rules
 
@@ -31,6 +32,30 @@ def changed_gates(report: CheckReport) -> str:
     return ", ".join(changed) if changed else "v1.11.0 defaults"
 
 
+def extension(report: CheckReport) -> str:
+    """The ClusterExtension the check assumes, when it is not the plain one ("" then)."""
+    parts = []
+    if report.namespace:
+        parts.append(f"install namespace {report.namespace}")
+    if report.config is not None:
+        parts.append("spec.config.inline " + config_text(report.config))
+    return "; " + ", ".join(parts) if parts else ""
+
+
+def config_text(config: Mapping[str, Any] | str) -> str:
+    """A configuration as compact JSON on one line (YAML text that does not parse: as given)."""
+    data: Any = config
+    if isinstance(config, str):
+        from olmcat.errors import OlmcatError
+        from olmcat.olmv1.config import unmarshal_config
+
+        try:
+            data = unmarshal_config(config, None, "")
+        except OlmcatError:
+            return " ".join(config.split())
+    return json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
 def _what(item: BundleCheck) -> str:
     version = f" ({item.version})" if item.version else ""
     return f"{item.name}{version}"
@@ -45,7 +70,7 @@ def render_text(report: CheckReport) -> str:
     scope = "every bundle" if report.all_bundles else "channel heads"
     lines = [
         f"OLM v1 check (operator-controller v1.11.0): {', '.join(report.references)}",
-        f"feature gates: {changed_gates(report)}; checked: {scope}",
+        f"feature gates: {changed_gates(report)}; checked: {scope}{extension(report)}",
         "",
     ]
     for item in report.bundles:
@@ -54,7 +79,10 @@ def render_text(report: CheckReport) -> str:
             f"{MARKS[item.verdict]} {item.package or '-'}  {_what(item)}{channels}  "
             f"{item.summary()}"
         )
-        lines += [f"    - {reason.rule} {reason.message}" for reason in item.reasons]
+        lines += [
+            f"    - {reason.rule} {reason.message}".replace("\n", "\n      ")
+            for reason in item.reasons
+        ]
     if report.bundles:
         lines.append("")
     lines.append(report.summary_line())
@@ -74,7 +102,7 @@ def render_markdown(report: CheckReport) -> str:
         f"### OLM v1 check: {refs}",
         "",
         f"operator-controller **v1.11.0**, feature gates: {changed_gates(report)}; "
-        f"checked: {scope}. {report.summary_line()}.",
+        f"checked: {scope}{extension(report)}. {report.summary_line()}.",
         "",
     ]
     table = by_rule_lines(report)
