@@ -41,6 +41,7 @@ LIBRARY_GROUPS = {
     "oci": "Registries",
     "templates": "Templates",
     "maintain": "Maintaining a catalog",
+    "olmv1": "OLM v1",
 }
 
 

@@ -115,6 +115,11 @@ _EXPORTS: dict[str, str] = {
     "Olmv1PlanReport": "olmcat.olmv1.plan:PlanReport",
     "olmv1_check_html": "olmcat.pictures.olmv1:check_html",
     "olmv1_plan_html": "olmcat.pictures.olmv1:plan_html",
+    "RegistryV1": "olmcat.olmv1.bundle:RegistryV1",
+    "read_olmv1_bundle": "olmcat.olmv1.bundle:read_bundle",
+    "validate_olmv1_bundle": "olmcat.olmv1.validators:validate",
+    "render_olmv1_bundle": "olmcat.olmv1.render:render_bundle",
+    "render_olmv1_source": "olmcat.olmv1.render:render_source",
 }
 
 __all__ = [
@@ -155,6 +160,7 @@ __all__ = [
     "PlanOptions",
     "Property",
     "RegistryOptions",
+    "RegistryV1",
     "RelatedImage",
     "TemplateReport",
     "UpgradePictures",
@@ -190,8 +196,11 @@ __all__ = [
     "plan_catalog",
     "prune_packages",
     "prune_stranded",
+    "read_olmv1_bundle",
     "remove_packages",
     "render_bundles",
+    "render_olmv1_bundle",
+    "render_olmv1_source",
     "render_template",
     "render_template_text",
     "upgrade_check",
@@ -199,6 +208,7 @@ __all__ = [
     "upgrade_pictures",
     "use_registry_options",
     "validate_catalog",
+    "validate_olmv1_bundle",
     "write_directory",
     "write_stream",
 ]
@@ -255,10 +265,15 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.cache import BlobCache
     from olmcat.oci.options import RegistryOptions
     from olmcat.oci.options import use_options as use_registry_options
+    from olmcat.olmv1.bundle import RegistryV1
+    from olmcat.olmv1.bundle import read_bundle as read_olmv1_bundle
     from olmcat.olmv1.check import CheckReport as Olmv1CheckReport
     from olmcat.olmv1.check import check as olmv1_check
     from olmcat.olmv1.plan import PlanReport as Olmv1PlanReport
     from olmcat.olmv1.plan import plan as olmv1_plan
+    from olmcat.olmv1.render import render_bundle as render_olmv1_bundle
+    from olmcat.olmv1.render import render_source as render_olmv1_source
+    from olmcat.olmv1.validators import validate as validate_olmv1_bundle
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
     from olmcat.pictures.olmv1 import check_html as olmv1_check_html

@@ -24,6 +24,11 @@ from olmcat.olmv1.validators import SUPPORTED_KINDS
 
 Manifest = dict[str, Any]
 
+
+class RenderError(ValidationError):
+    """The bundle or the options are refused, worded as v1.11.0 words it."""
+
+
 CONVERSION_WEBHOOK = "ConversionWebhook"
 VALIDATING_WEBHOOK = "ValidatingAdmissionWebhook"
 MUTATING_WEBHOOK = "MutatingAdmissionWebhook"
@@ -167,7 +172,7 @@ def _conversion_webhooks_by_crd(rv1: RegistryV1) -> dict[str, dict[str, Any]]:
             continue
         for crd in as_list(webhook.get("conversionCRDs")):
             if crd in by_crd:
-                raise ValidationError(
+                raise RenderError(
                     f"custom resource definition '{crd}' is referenced by multiple conversion "
                     "webhook definitions"
                 )
@@ -199,7 +204,7 @@ def crds(rv1: RegistryV1, opts: Options) -> list[Manifest]:
         webhook = by_crd.get(name)
         if webhook is not None:
             if as_dict(crd.get("spec")).get("preserveUnknownFields") is True:
-                raise ValidationError(
+                raise RenderError(
                     f"custom resource definition '{name}' must have .spec.preserveUnknownFields "
                     "set to false to let API Server call webhook to do the conversion"
                 )
@@ -231,9 +236,7 @@ def additional_resources(rv1: RegistryV1, opts: Options) -> list[Manifest]:
         kind = as_str(obj.get("kind"))
         if kind not in SUPPORTED_KINDS:
             name = as_str(as_dict(obj.get("metadata")).get("name"))
-            raise ValidationError(
-                f"bundle contains unsupported resource: Name: {name}, Kind: {kind}"
-            )
+            raise RenderError(f"bundle contains unsupported resource: Name: {name}, Kind: {kind}")
         copied = copy.deepcopy(obj)
         if SUPPORTED_KINDS[kind]:
             copied["metadata"] = {

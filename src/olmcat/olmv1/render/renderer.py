@@ -13,18 +13,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from olmcat.errors import ValidationError
 from olmcat.go.yaml import dump_document
 from olmcat.model.manifests import as_dict, as_list, as_str
 from olmcat.olmv1.bundle import RegistryV1
 from olmcat.olmv1.render.certproviders import PROVIDERS
-from olmcat.olmv1.render.generators import GENERATORS, Manifest, Options
+from olmcat.olmv1.render.generators import GENERATORS, Manifest, Options, RenderError
 from olmcat.olmv1.render.names import unique_name
 from olmcat.olmv1.validators import RULES, go_list
 
-
-class RenderError(ValidationError):
-    """The bundle or the options are refused, worded as v1.11.0 words it."""
+__all__ = [
+    "REGISTRY_V1",
+    "BundleRenderer",
+    "RenderError",
+    "manifest_files",
+    "render",
+    "sorted_objects",
+    "to_yaml",
+    "yaml_stream",
+]
 
 
 def supported_install_modes(rv1: RegistryV1) -> set[str]:
