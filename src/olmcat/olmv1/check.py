@@ -754,11 +754,11 @@ def check_catalog_bundle(
         tuple(channels),
         reference=reference,
     )
-    failure = ""
+    failure = objects_failure = ""
     try:
         registry_v1 = from_catalog_bundle(bundle)
     except OlmcatError as error:
-        registry_v1, failure = None, str(error)
+        registry_v1, objects_failure = None, _one_line(error)
     if registry_v1 is not None:
         return _merged(
             base,
@@ -772,7 +772,7 @@ def check_catalog_bundle(
             ),
             "catalog (olm.bundle.object)",
         )
-    if not failure and read_image is not None and bundle.image:
+    if read_image is not None and bundle.image:
         try:
             registry_v1 = read_image(bundle.image)
         except (OlmcatError, OSError) as error:
@@ -780,9 +780,9 @@ def check_catalog_bundle(
             notify(
                 Notice(
                     CODE_IMAGE_UNREAD,
-                    f"bundle {bundle.name}: the catalog has no olm.bundle.object and its image "
-                    f"{bundle.image} could not be read ({failure}): the checks that need the "
-                    "bundle's files did not run",
+                    f"bundle {bundle.name}: the catalog has no usable olm.bundle.object and its "
+                    f"image {bundle.image} could not be read ({failure}): the checks that need "
+                    "the bundle's files did not run",
                     package=bundle.package,
                     bundle=bundle.name,
                     file=reference,
@@ -832,22 +832,22 @@ def check_catalog_bundle(
             not_run.insert(1, RULE_WEBHOOKS)
     not_run += [*validator_rule_ids(), RULE_RENDER]
     base.not_run = not_run
-    if failure:
-        base.not_run_because = f"the bundle image could not be read: {failure}"
-    elif not bundle.image:
-        base.not_run_because = "the catalog has no olm.bundle.object and the bundle has no image"
-    elif read_image is None:
-        base.not_run_because = (
-            "the catalog has no olm.bundle.object and the bundle image was not read (offline)"
-        )
+    if objects_failure:
+        why = f"the catalog's olm.bundle.object cannot be read ({objects_failure})"
     else:
-        base.not_run_because = "the catalog has no olm.bundle.object"
-    if not failure and read_image is None:
+        why = "the catalog has no olm.bundle.object"
+    if failure:
+        why += f" and the bundle image could not be read: {failure}"
+    elif not bundle.image:
+        why += " and the bundle has no image"
+    elif read_image is None:
+        why += " and the bundle image was not read (offline)"
+    base.not_run_because = why
+    if not failure:  # (a failed read was reported as it happened)
         notify(
             Notice(
                 CODE_IMAGE_UNREAD,
-                f"bundle {bundle.name}: the catalog has no olm.bundle.object and its image was "
-                "not read (offline): the checks that need the bundle's files did not run",
+                f"bundle {bundle.name}: {why}: the checks that need the bundle's files did not run",
                 package=bundle.package,
                 bundle=bundle.name,
                 file=reference,
