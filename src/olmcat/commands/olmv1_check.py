@@ -122,9 +122,10 @@ def check_command(
     olmcat reads (FBC, SQLite, package manifests, index image). Of a catalog the channel heads
     are checked (--all: every bundle). Every reason is given with its rule ID, worded as
     v1.11.0 words it: dependency properties (resolve/validation.go), the unsupported-bundle
-    checks of applier/provider.go under the feature gates, and the thirteen content validators.
-    A bundle the catalog describes only by olm.csv.metadata is checked from its image; when the
-    image cannot be read the verdict is unknown, never a silent yes.
+    checks of applier/provider.go under the feature gates, the ClusterExtension's configuration
+    when one is given, the thirteen content validators and the renderer. A bundle the catalog
+    describes only by olm.csv.metadata is checked from its image; when the image cannot be read
+    the verdict is unknown, never a silent yes.
 
     Exit status: 0 every bundle installable, 1 a bundle refused or unknown (or unreadable
     input), 2 usage.
