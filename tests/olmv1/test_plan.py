@@ -88,3 +88,13 @@ def test_an_unknown_installed_version_is_unknown_even_when_the_newest_installs()
     assert status(refused, unknown) == "unknown"
     assert status(refused, refused) == "blocked"
     assert status(installable, refused) == "installable"
+
+
+def test_hostile_inventory_text_is_escaped_in_the_page() -> None:
+    from olmcat.pictures.olmv1 import plan_html
+
+    evil = "<script>window.__canary='x'</script>"
+    rows = _rows(f'package,channel,version,namespace\n"{evil}",stable,1.0.0,"{evil}"\n')
+    html = plan_html(plan(EXAMPLE, rows))
+    assert "<script>window" not in html
+    assert "&lt;script&gt;window.__canary=&#x27;x&#x27;&lt;/script&gt;" in html
