@@ -466,3 +466,19 @@ def test_the_generators_can_still_refuse() -> None:
             "to false to let API Server call webhook to do the conversion",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    "modes",
+    [["OwnNamespace"], ["SingleNamespace"], ["MultiNamespace"], ["MultiNamespace", "OwnNamespace"]],
+)
+def test_a_bundle_without_all_namespaces_is_not_refused_twice(modes: list[str]) -> None:
+    """Without SingleOwnNamespaceInstallSupport v1.11.0 stops at the install mode; rendering it
+    for the namespaces it supports adds no second, made-up refusal."""
+    spec = {"installModes": [{"type": m, "supported": True} for m in modes]}
+    result = check_bundle(_bundle(spec))
+    assert {r.rule for r in result.reasons} <= {
+        RULE_ALL_NAMESPACES,
+        "olmv1.provider.no-supported-install-mode",
+    }
+    assert result.reasons[0].rule == RULE_ALL_NAMESPACES

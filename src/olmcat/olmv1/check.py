@@ -33,7 +33,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -596,10 +596,11 @@ def check_bundle(
         options = _config_options(supported, config, chosen, install_namespace, result)
     else:
         result.requirements += requirements
-        if chosen.get(SINGLE_OWN) and "AllNamespaces" not in supported:
-            # Rendered for the watchNamespace it requires.
-            watched = install_namespace if "OwnNamespace" in supported else CHECK_WATCH_NAMESPACE
-            options = _RenderOptions(targets=(watched,))
+    if options is not None and options.targets is None and "AllNamespaces" not in supported:
+        # No default target: rendered for the namespaces it would be configured to watch, so
+        # that the generators are checked too (whether v1.11.0 gets there is decided above).
+        targets = _stand_in_targets(supported, install_namespace)
+        options = None if targets is None else replace(options, targets=targets)
     content = _validator_reasons(bundle)
     result.reasons += content
     if not content and options is not None:  # the generators run on a bundle the validators pass
@@ -623,6 +624,17 @@ def extension_config(
         data = dict(config)
     data["watchNamespace"] = watch_namespace
     return data
+
+
+def _stand_in_targets(supported: set[str], install_namespace: str) -> tuple[str, ...] | None:
+    """Target namespaces a bundle without AllNamespaces supports (None: it supports none)."""
+    if "OwnNamespace" in supported:
+        return (install_namespace,)
+    if "SingleNamespace" in supported:
+        return (CHECK_WATCH_NAMESPACE,)
+    if "MultiNamespace" in supported:
+        return (CHECK_WATCH_NAMESPACE, f"{CHECK_WATCH_NAMESPACE}-2")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
