@@ -91,6 +91,18 @@ def expand(item: dict[str, Any], install_namespace: str) -> dict[str, Any]:
     return item
 
 
+def at_path(value: Any, path: str) -> Any:
+    """The value at a dotted path (numbers index lists); None where the path ends early."""
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
 def prune(value: Any) -> Any:
     """Drop empty values (None, "", 0, False, {}, []) from mappings, recursively."""
     if isinstance(value, dict):
@@ -118,6 +130,10 @@ def test_generator_case(test: dict[str, Any], case: dict[str, Any]) -> None:
         pod = deployment["spec"]["template"]["spec"]
         expected = case["expectedPodSpec"]
         assert prune({k: pod.get(k) for k in expected}) == prune(expected)
+    elif "expectedPaths" in case:
+        (deployment,) = objects
+        for path, expected in case["expectedPaths"].items():
+            assert prune(at_path(deployment, path)) == prune(expected), path
     elif "expectedAnnotations" in case:
         got = [o["metadata"].get("annotations") for o in objects]
         assert got == case["expectedAnnotations"]

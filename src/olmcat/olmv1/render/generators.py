@@ -222,8 +222,9 @@ def crds(rv1: RegistryV1, opts: Options) -> list[Manifest]:
                 "strategy": "Webhook",
                 "webhook": {"clientConfig": {"service": service}},
             }
-            versions = webhook.get("admissionReviewVersions")
-            conversion["webhook"]["conversionReviewVersions"] = versions if versions else None
+            conversion["webhook"]["conversionReviewVersions"] = webhook.get(
+                "admissionReviewVersions"
+            )
             typed["spec"] = {**as_dict(typed.get("spec")), "conversion": conversion}
             provisioner.inject_ca_bundle(typed)
         out.append(typed)
@@ -461,7 +462,7 @@ def _webhook_configurations(rv1: RegistryV1, opts: Options, kind: str) -> list[M
         if webhook.get("webhookPath") is not None:
             service["path"] = webhook["webhookPath"]
         entry: dict[str, Any] = {
-            "admissionReviewVersions": webhook.get("admissionReviewVersions") or None,
+            "admissionReviewVersions": webhook.get("admissionReviewVersions"),
             "clientConfig": {"service": service},
             "name": name,
             "sideEffects": webhook.get("sideEffects"),
