@@ -98,3 +98,29 @@ def test_hostile_inventory_text_is_escaped_in_the_page() -> None:
     html = plan_html(plan(EXAMPLE, rows))
     assert "<script>window" not in html
     assert "&lt;script&gt;window.__canary=&#x27;x&#x27;&lt;/script&gt;" in html
+
+
+def test_own_namespace_operator_gets_its_watch_namespace() -> None:
+    report = plan(
+        EXAMPLE,
+        _rows("package,channel,version,namespace\nhello-operator,beta,0.1.0,team\n"),
+        gates="SingleOwnNamespaceInstallSupport=true",
+    )
+    (item,) = report.operators
+    # hello-operator supports AllNamespaces: no watchNamespace is needed
+    assert "--watch-namespace" not in item.command
+
+
+def test_watch_namespace_for_an_own_namespace_only_bundle() -> None:
+    from olmcat.olmv1.plan import _watch_namespace
+
+    needs = BundleCheck("op", "op.v1", install_modes=("OwnNamespace",))
+    needs.requirements.append(Reason("olmv1.config.watch-namespace-required", "x"))
+    single = BundleCheck("op", "op.v1", install_modes=("SingleNamespace",))
+    single.requirements.append(Reason("olmv1.config.watch-namespace-required", "x"))
+    assert _watch_namespace(needs, "team") == "team"
+    assert _watch_namespace(single, "team") == ""
+    assert _watch_namespace(BundleCheck("op", "op.v1", install_modes=("OwnNamespace",)), "t") == ""
+    assert install_command("p", "c", "team", watch_namespace="team").endswith(
+        "--watch-namespace team"
+    )

@@ -300,6 +300,7 @@ class BundleCheck:
     requirements: list[Reason] = field(default_factory=list)
     not_run: list[str] = field(default_factory=list)  # rule IDs that could not run
     not_run_because: str = ""
+    install_modes: tuple[str, ...] = ()  # the supported ones, when known
 
     @property
     def verdict(self) -> Verdict:
@@ -342,6 +343,7 @@ class BundleCheck:
             "requirements": [r.to_json() for r in self.requirements],
             "notRun": list(self.not_run),
             "notRunBecause": self.not_run_because or None,
+            "installModes": list(self.install_modes),
         }
 
 
@@ -421,6 +423,7 @@ _DEPENDENCY_TYPES: Final = (
     prop.TYPE_CONSTRAINT,
 )
 _CLUSTER_SCOPED_MODES: Final = ("AllNamespaces", "SingleNamespace", "OwnNamespace")
+_INSTALL_MODES: Final = ("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces")
 
 
 def dependency_reasons(name: str, property_types: Iterable[str]) -> list[Reason]:
@@ -590,6 +593,7 @@ def check_bundle(
     )
     result.reasons += refusals
     supported = bundle.supported_install_modes()
+    result.install_modes = tuple(m for m in _INSTALL_MODES if m in supported)
     options: _RenderOptions | None = _RenderOptions()
     if config is not None:
         # The configuration given decides (provider.go extractBundleConfigOptions).
@@ -823,6 +827,8 @@ def check_catalog_bundle(
     else:
         base.source = "catalog (olm.csv.metadata)"
         spec = metadata
+        modes = _supported(spec.get("installModes"))
+        base.install_modes = tuple(m for m in _INSTALL_MODES if m in modes)
         not_run = []
     if metadata is not None:
         refusals, requirements, missing = provider_reasons(spec, chosen, webhooks_known=False)
@@ -873,6 +879,7 @@ def _merged(base: BundleCheck, found: BundleCheck, source: str) -> BundleCheck:
     base.requirements = found.requirements
     base.not_run = found.not_run
     base.not_run_because = found.not_run_because
+    base.install_modes = found.install_modes
     base.source = source
     if not base.version:
         base.version = found.version

@@ -213,16 +213,33 @@ def _shell_word(text: str) -> str:
 
 
 def install_command(
-    package: str, catalog: str, namespace: str, *, channel: str = "", version: str = ""
+    package: str,
+    catalog: str,
+    namespace: str,
+    *,
+    channel: str = "",
+    version: str = "",
+    watch_namespace: str = "",
 ) -> str:
     """``olmcat olmv1 install PACKAGE --catalog CATALOG --namespace NS [--channel C]
-    [--version V]``, each word quoted for a POSIX shell."""
+    [--version V] [--watch-namespace W]``, each word quoted for a POSIX shell."""
     words = ["olmcat", "olmv1", "install", package, "--catalog", catalog, "--namespace", namespace]
     if channel:
         words += ["--channel", channel]
     if version:
         words += ["--version", version]
+    if watch_namespace:
+        words += ["--watch-namespace", watch_namespace]
     return " ".join(_shell_word(w) for w in words)
+
+
+def _watch_namespace(found: BundleCheck, namespace: str) -> str:
+    """The watchNamespace a bundle installed without AllNamespaces needs, when it can be told:
+    the install namespace where it supports OwnNamespace (as OLM v0's OwnNamespace
+    OperatorGroup); a SingleNamespace-only bundle's is the admin's choice."""
+    if not found.requirements or "OwnNamespace" not in found.install_modes:
+        return ""
+    return namespace
 
 
 def plan_operator(
@@ -287,10 +304,21 @@ def plan_operator(
     channel = channels[0] if len(channels) == 1 else ""
     if result.installed_check is not None and result.installed_check.verdict == "installable":
         result.command = install_command(
-            item.package, catalog, result.namespace, channel=channel, version=result.version
+            item.package,
+            catalog,
+            result.namespace,
+            channel=channel,
+            version=result.version,
+            watch_namespace=_watch_namespace(result.installed_check, result.namespace),
         )
     elif result.newest_check is not None and result.newest_check.verdict == "installable":
-        result.command = install_command(item.package, catalog, result.namespace, channel=channel)
+        result.command = install_command(
+            item.package,
+            catalog,
+            result.namespace,
+            channel=channel,
+            watch_namespace=_watch_namespace(result.newest_check, result.namespace),
+        )
     for found in (result.installed_check, result.newest_check):
         if found is not None and found.verdict == "installable" and found.requirements:
             result.notes += [f"{r.rule}: {r.message}" for r in found.requirements]
