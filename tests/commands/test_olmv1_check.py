@@ -202,7 +202,7 @@ def test_check_with_a_configuration(tmp_path: Path) -> None:
     )
     assert code == 0
     assert out.splitlines()[1] == (
-        "feature gates: SingleOwnNamespaceInstallSupport=true; checked: channel heads; install "
+        "feature gates: SingleOwnNamespaceInstallSupport=true; checked: the bundles given; install "
         'namespace argocd, spec.config.inline {"watchNamespace":"argocd"}'
     )
     config = tmp_path / "config.yaml"

@@ -367,6 +367,14 @@ class CheckReport:
     seconds: float = 0.0
     namespace: str = ""  # the ClusterExtension's install namespace ("" : a placeholder)
     config: Mapping[str, Any] | str | None = None  # its spec.config.inline (None: none)
+    catalogs: bool = True  # a catalog was among the references (else only bundles were given)
+
+    @property
+    def scope(self) -> str:
+        """Which bundles were checked."""
+        if not self.catalogs:
+            return "the bundles given"
+        return "every bundle" if self.all_bundles else "channel heads"
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {verdict: 0 for verdict in VERDICTS}
@@ -399,7 +407,7 @@ class CheckReport:
             "references": list(self.references),
             "operatorController": "v1.11.0",
             "featureGates": dict(sorted(self.gates.items())),
-            "bundlesChecked": "all" if self.all_bundles else "channel heads",
+            "bundlesChecked": self.scope,
             "installNamespace": self.namespace or None,
             "config": self.config
             if self.config is None or isinstance(self.config, str)
@@ -1147,6 +1155,7 @@ def check(
     reader = image_reader(platform=platform, options=registry, notify=notify) if pull else None
     results: list[BundleCheck] = []
     seen_packages: set[str] = set()
+    catalogs = False
     for reference in references:
         text = str(reference)
         path = Path(text)
@@ -1180,6 +1189,7 @@ def check(
             if wanted is None or found.package in wanted:
                 results.append(found)
             continue
+        catalogs = True
         with open_catalog(
             text, notify=notify, permissive=True, platform=platform, registry=registry
         ) as catalog:
@@ -1214,6 +1224,7 @@ def check(
         time.perf_counter() - started,
         namespace,
         config,
+        catalogs,
     )
 
 

@@ -67,7 +67,7 @@ def by_rule_lines(report: CheckReport) -> list[tuple[str, str, int]]:
 
 
 def render_text(report: CheckReport) -> str:
-    scope = "every bundle" if report.all_bundles else "channel heads"
+    scope = report.scope
     lines = [
         f"OLM v1 check (operator-controller v1.11.0): {', '.join(report.references)}",
         f"feature gates: {changed_gates(report)}; checked: {scope}{extension(report)}",
@@ -96,7 +96,7 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(report: CheckReport) -> str:
-    scope = "every bundle" if report.all_bundles else "channel heads"
+    scope = report.scope
     refs = ", ".join(f"`{r}`" for r in report.references)
     lines = [
         f"### OLM v1 check: {refs}",

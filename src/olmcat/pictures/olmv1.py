@@ -69,7 +69,7 @@ def _rule_table(report: CheckReport) -> str:
 
 
 def check_html(report: CheckReport, *, title: str = "OLM v1 check") -> str:
-    scope = "every bundle" if report.all_bundles else "channel heads"
+    scope = report.scope
     subtitle = (
         " ".join(f"<code>{esc(r, 400)}</code>" for r in report.references)
         + f" — operator-controller v1.11.0, feature gates: {esc(changed_gates(report))}; "
