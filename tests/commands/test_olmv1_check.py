@@ -97,7 +97,7 @@ def test_check_usage_errors_exit_2(args: list[str], message: str) -> None:
 
 def test_check_needs_a_reference() -> None:
     code, _, err = invoke("olmv1", "check")
-    assert code == 2 and "Missing argument" in err
+    assert code == 2 and "missing argument 'CATALOG|BUNDLE...'" in err
 
 
 def test_check_bad_input_is_one_line_exit_1(tmp_path: Path) -> None:
@@ -238,3 +238,13 @@ def test_check_config_file_missing_is_one_line(tmp_path: Path) -> None:
     code, out, err = invoke("olmv1", "check", ARGOCD, "--config", str(tmp_path / "none.yaml"))
     assert (code, out) == (1, "")
     assert err.startswith("olmcat: error: ") and err.count("\n") == 1
+
+
+def test_list_rules() -> None:
+    from olmcat.olmv1.check import rules
+
+    code, out, err = invoke("olmv1", "check", "--list-rules")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == [rule.id for rule in rules()]
+    assert len(lines) == 1 + 9 + 13 + 1

@@ -44,10 +44,11 @@ def _gates(specs: tuple[str, ...]) -> dict[str, bool]:
     "olmcat olmv1 check bundle-dir/ --feature-gates SingleOwnNamespaceInstallSupport=true "
     "--namespace team-a --watch-namespace team-a",
     "olmcat olmv1 check catalog/ --format html > olmv1-check.html",
+    "olmcat olmv1 check --list-rules",
     "olmcat olmv1 check catalog/ --format json | jq '.bundles[] | select(.verdict == \"refused\")'",
 )
 @click.command("check")
-@click.argument("references", nargs=-1, required=True, metavar="CATALOG|BUNDLE...")
+@click.argument("references", nargs=-1, metavar="CATALOG|BUNDLE...")
 @click.option(
     "-p",
     "--package",
@@ -97,6 +98,11 @@ def _gates(specs: tuple[str, ...]) -> dict[str, bool]:
     help="text for people, json for machines (schema olmcat.olmv1-check.v1), markdown for a "
     "ticket, html for a self-contained page.",
 )
+@click.option(
+    "--list-rules",
+    is_flag=True,
+    help="List every rule (and whether it needs the bundle's files) and exit.",
+)
 @report_option
 @platform_option
 @cache_options
@@ -113,6 +119,7 @@ def check_command(
     watch_namespace: str | None,
     config_file: Path | None,
     output: str,
+    list_rules: bool,
     report: Path | None,
     platform: str | None,
 ) -> None:
@@ -131,8 +138,14 @@ def check_command(
     input), 2 usage.
     """
     from olmcat.files import safe
-    from olmcat.olmv1.check import check, extension_config
+    from olmcat.olmv1.check import check, extension_config, rules_table
     from olmcat.olmv1.report import render
+
+    if list_rules:
+        click.echo(rules_table(), nl=False)
+        ctx.exit(0)
+    if not references:
+        raise click.UsageError("missing argument 'CATALOG|BUNDLE...'")
 
     gates = _gates(gate_specs)
     notices = NoticeReport()

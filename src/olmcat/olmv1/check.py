@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_GATES",
-    "RULES",
+    "OWN_RULES",
     "SCHEMA",
     "BundleCheck",
     "CheckReport",
@@ -61,6 +61,8 @@ __all__ = [
     "extension_config",
     "gates_text",
     "parse_feature_gates",
+    "rules",
+    "rules_table",
 ]
 
 SCHEMA: Final = "olmcat.olmv1-check.v1"
@@ -245,10 +247,31 @@ def _validator_rules() -> tuple[Rule, ...]:
             rule_id.rsplit(".", 1)[-1],
             "internal/operator-controller/rukpak/render/registryv1/validators/validator.go",
             True,
-            " ".join((check.__doc__ or check.__name__.replace("_", " ")).split()),
+            _VALIDATOR_SUMMARIES.get(rule_id, check.__name__.replace("_", " ")),
         )
         for rule_id, check in validators.RULES.items()
     )
+
+
+_VALIDATOR_SUMMARIES: Final = {
+    "olmv1.bundle.duplicate-deployment-names": "two strategy deployments of one name",
+    "olmv1.bundle.invalid-deployment-name": "a strategy deployment name that is no DNS-1123 "
+    "subdomain",
+    "olmv1.bundle.duplicate-crds": "two CustomResourceDefinitions of one name",
+    "olmv1.bundle.owned-crd-missing": "a CRD the CSV owns that the bundle does not ship",
+    "olmv1.bundle.package-name-empty": "no package name",
+    "olmv1.bundle.conversion-webhook-install-modes": "a conversion webhook in a bundle that does "
+    "not support AllNamespaces only",
+    "olmv1.bundle.webhook-deployment-missing": "a webhook naming a deployment the CSV lacks",
+    "olmv1.bundle.duplicate-webhook-names": "two webhooks of one type and name",
+    "olmv1.bundle.invalid-webhook-name": "a webhook name that is no DNS-1123 subdomain",
+    "olmv1.bundle.conversion-webhook-crd-shared": "a CRD named by two conversion webhooks",
+    "olmv1.bundle.conversion-webhook-crd-not-owned": "a conversion webhook for a CRD the CSV does "
+    "not own",
+    "olmv1.bundle.forbidden-webhook-rule": "an admission webhook rule on API group "
+    "olm.operatorframework.io or *, or on webhook configurations",
+    "olmv1.bundle.unsupported-kind": "an object kind a registry+v1 bundle may not carry",
+}
 
 
 RENDER_RULES: Final[tuple[Rule, ...]] = (
@@ -266,9 +289,6 @@ RENDER_RULES: Final[tuple[Rule, ...]] = (
 def rules() -> tuple[Rule, ...]:
     """Every rule of the check, in the order v1.11.0 applies them."""
     return OWN_RULES + _validator_rules() + RENDER_RULES
-
-
-RULES: Final = OWN_RULES  # the checks of this module; rules() adds the content validators
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1228,5 +1248,12 @@ def check(
     )
 
 
-def report_json(report: CheckReport) -> str:
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+def rules_table() -> str:
+    """Every rule, one line each: ID, what it refuses, the v1.11.0 file it comes from."""
+    listed = rules()
+    width = max(len(rule.id) for rule in listed)
+    lines = [f"{'RULE'.ljust(width)}  FILES  WHAT IT REFUSES (v1.11.0 SOURCE)"]
+    for rule in listed:
+        files = "yes" if rule.needs_files else "no"
+        lines.append(f"{rule.id.ljust(width)}  {files.ljust(5)}  {rule.summary} ({rule.source})")
+    return "\n".join(lines) + "\n"
