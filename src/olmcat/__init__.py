@@ -115,7 +115,13 @@ _EXPORTS: dict[str, str] = {
     "UpgradePictures": "olmcat.pictures.upgrade:UpgradePictures",
     # OLM v1 (operator-controller v1.11.0)
     "olmv1_install": "olmcat.olmv1.install:install_stream",
-    "OlmV1InstallResult": "olmcat.olmv1.install:InstallResult",
+    "Olmv1InstallResult": "olmcat.olmv1.install:InstallResult",
+    "olmv1_check": "olmcat.olmv1.check:check",
+    "Olmv1CheckReport": "olmcat.olmv1.check:CheckReport",
+    "olmv1_plan": "olmcat.olmv1.plan:plan",
+    "Olmv1PlanReport": "olmcat.olmv1.plan:PlanReport",
+    "olmv1_check_html": "olmcat.pictures.olmv1:check_html",
+    "olmv1_plan_html": "olmcat.pictures.olmv1:plan_html",
     "RegistryV1": "olmcat.olmv1.bundle:RegistryV1",
     "read_olmv1_bundle": "olmcat.olmv1.bundle:read_bundle",
     "validate_olmv1_bundle": "olmcat.olmv1.validators:validate",
@@ -152,8 +158,10 @@ __all__ = [
     "Notice",
     "NoticeLog",
     "NoticeSink",
-    "OlmV1InstallResult",
     "OlmcatError",
+    "Olmv1CheckReport",
+    "Olmv1InstallResult",
+    "Olmv1PlanReport",
     "OpmRelease",
     "OutputError",
     "Package",
@@ -190,7 +198,11 @@ __all__ = [
     "migrate_pkgman",
     "migrate_sqlite",
     "mirror_copy",
+    "olmv1_check",
+    "olmv1_check_html",
     "olmv1_install",
+    "olmv1_plan",
+    "olmv1_plan_html",
     "open_catalog",
     "opm_release",
     "pkgman_to_bundles",
@@ -269,13 +281,19 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from olmcat.oci.options import use_options as use_registry_options
     from olmcat.olmv1.bundle import RegistryV1
     from olmcat.olmv1.bundle import read_bundle as read_olmv1_bundle
-    from olmcat.olmv1.install import InstallResult as OlmV1InstallResult
+    from olmcat.olmv1.check import CheckReport as Olmv1CheckReport
+    from olmcat.olmv1.check import check as olmv1_check
+    from olmcat.olmv1.install import InstallResult as Olmv1InstallResult
     from olmcat.olmv1.install import install_stream as olmv1_install
+    from olmcat.olmv1.plan import PlanReport as Olmv1PlanReport
+    from olmcat.olmv1.plan import plan as olmv1_plan
     from olmcat.olmv1.render import render_bundle as render_olmv1_bundle
     from olmcat.olmv1.render import render_source as render_olmv1_source
     from olmcat.olmv1.validators import validate as validate_olmv1_bundle
     from olmcat.pictures.diff import DiffPictures, diff_html, diff_pictures
     from olmcat.pictures.graph import graph_html, graph_svg
+    from olmcat.pictures.olmv1 import check_html as olmv1_check_html
+    from olmcat.pictures.olmv1 import plan_html as olmv1_plan_html
     from olmcat.pictures.upgrade import UpgradePictures, upgrade_html, upgrade_pictures
     from olmcat.readers.bundlerender import render_bundles
     from olmcat.readers.catalog import Catalog, open_catalog

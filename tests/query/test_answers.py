@@ -31,7 +31,7 @@ from olmcat.model.property import package as package_property
 from olmcat.query import answers as q
 from olmcat.readers.catalog import Catalog, open_catalog
 from olmcat.readers.memory import MemoryCatalog
-from tests.support.paths import catalog_blobs, corpus_path
+from tests.support.paths import FIXTURES, catalog_blobs, corpus_path
 
 # -- the golden, read with plain code -------------------------------------------------------------
 
@@ -631,3 +631,41 @@ def test_upgrades_under_semver_semantics() -> None:
         assert (otel["steps"], otel["reachesHead"]) == ([], False)
         with pytest.raises(InputError, match="unknown semantics"):
             q.upgrade_path(catalog, "hpe-csi-operator", "1.1.0", semantics="fast")
+
+
+@pytest.mark.parametrize("name", ["upstream-subset.json", "index-upstream.json", "small.json"])
+def test_install_modes_olmv1_is_the_olmv1_check(name: str) -> None:
+    """The olmv1 column is `olmv1 check --offline`'s verdict on the same heads."""
+    from olmcat.olmv1.check import check
+
+    report = check([str(corpus_path("expected", name))], pull=False)
+    verdicts = {(b.package, b.name): b.verdict for b in report.bundles}
+    with opened("expected", name) as catalog:
+        rows = q.install_modes(catalog)
+        installable = q.install_modes(catalog, installable=True)
+    assert rows, "the corpus has heads"
+    for row in rows:
+        assert row["olmv1"] == verdicts[(row["package"], row["name"])], row["name"]
+    assert {(r["package"], r["name"]) for r in installable} == {
+        key for key, verdict in verdicts.items() if verdict == "installable"
+    }
+
+
+def test_cli_install_modes_installable_and_gates() -> None:
+    ref = str(FIXTURES / "example" / "sqlite" / "schema-13.db")
+    code, out, err = invoke("query", ref, "install-modes", "--installable")
+    assert (code, err) == (0, "")
+    rows = json.loads(out)
+    assert [r["name"] for r in rows] == ["hello-operator.v0.2.0", "hello-operator.v0.3.0"]
+    code, out, err = invoke("query", ref, "install-modes")
+    world = [r for r in json.loads(out) if r["package"] == "world-operator"]
+    assert world[0]["olmv1"] == "refused"
+    assert world[0]["olmv1Reasons"] == [
+        {
+            "rule": "olmv1.resolve.dependency-property",
+            "message": 'bundle "world-operator.v1.0.0" has a dependency declared via property '
+            '"olm.gvk.required" which is currently not supported',
+        }
+    ]
+    code, out, err = invoke("query", ref, "install-modes", "--feature-gates", "Nope=true")
+    assert code == 2 and "unrecognized feature gate: Nope" in err

@@ -12,6 +12,7 @@ from olmcat.commands._notices import NoticeReport, print_notice
 from olmcat.commands._options import Settings, examples, platform_option, report_option
 from olmcat.commands._registry import registry_options
 from olmcat.commands._streams import stdout_when_complete
+from olmcat.commands.olmv1_check import check_command, plan_command
 from olmcat.errors import OlmcatError, UsageError
 
 
@@ -342,3 +343,9 @@ def install(
             out.write(text)
     finally:
         notices.write(report, command="olmv1 install", inputs=[catalog_ref], **extra)
+
+
+# -- olmv1 check and olmv1 plan (commands/olmv1_check.py) ----------------------------------------
+
+olmv1.add_command(check_command)
+olmv1.add_command(plan_command)

@@ -277,24 +277,68 @@ def resolve_command(
 
 
 @examples(
-    "olmcat query index.db install-modes --all-namespaces --format table",
+    "olmcat query index.db install-modes --format table",
+    "olmcat query index.db install-modes --installable --format table",
+    "olmcat query index.db install-modes --installable "
+    "--feature-gates SingleOwnNamespaceInstallSupport=true",
 )
 @query.command("install-modes")
 @click.option("--all-namespaces", is_flag=True, help="Only heads supporting AllNamespaces.")
 @click.option("--no-webhooks", is_flag=True, help="Only heads known to define no webhooks.")
+@click.option(
+    "--installable",
+    is_flag=True,
+    help="Only heads OLM v1 (operator-controller v1.11.0) installs, as `olmcat olmv1 check` "
+    "decides from the catalog alone.",
+)
+@click.option(
+    "--feature-gates",
+    "gate_specs",
+    multiple=True,
+    metavar="GATES",
+    help="operator-controller's feature gates for the olmv1 column, Name=true,Name2=false "
+    "(repeatable; default v1.11.0's, see `olmcat olmv1 check --help`).",
+)
 @format_option
 @click.pass_context
 def install_modes_command(
-    ctx: click.Context, all_namespaces: bool, no_webhooks: bool, format_: str
+    ctx: click.Context,
+    all_namespaces: bool,
+    no_webhooks: bool,
+    installable: bool,
+    gate_specs: tuple[str, ...],
+    format_: str,
 ) -> None:
-    """Install modes and webhooks of every channel head whose CSV the catalog holds.
+    """Install modes and webhooks of every channel head whose CSV the catalog holds, and whether
+    OLM v1 installs it.
 
-    With --all-namespaces --no-webhooks: the packages OLM 1.0 can install.
+    The olmv1 column is operator-controller v1.11.0's verdict (installable, refused or unknown)
+    with its reasons' rule IDs, as `olmcat olmv1 check` gives it from the catalog alone (no
+    image is read: a head described only by olm.csv.metadata can be unknown). --all-namespaces
+    --no-webhooks is 2024's technology-preview rule, not what OLM v1 installs today: use
+    --installable.
     """
+    from olmcat.commands._errors import UsageFailure
+    from olmcat.errors import UsageError
+    from olmcat.olmv1.check import parse_feature_gates
     from olmcat.query import answers as q
 
+    try:
+        gates = parse_feature_gates(gate_specs)
+    except UsageError as error:
+        raise UsageFailure(f"--feature-gates: {error}") from None
     _answer(
         ctx,
-        lambda c: q.install_modes(c, all_namespaces=all_namespaces, no_webhooks=no_webhooks),
+        lambda c: q.install_modes(
+            c,
+            all_namespaces=all_namespaces,
+            no_webhooks=no_webhooks,
+            installable=installable,
+            gates=gates,
+        ),
         format_,
+        lambda answer: [
+            {**row, "olmv1Reasons": sorted({r["rule"] for r in row["olmv1Reasons"]})}
+            for row in answer
+        ],
     )

@@ -9,7 +9,8 @@ image holding either give the same answers:
 * :func:`head` (gRPC ``GetBundleForChannel``), :func:`replaced_by` (``GetBundleThatReplaces``);
 * :func:`upgrade_path` — the steps OLM (v0) takes from an installed version to the channel head;
 * :func:`resolve` — the bundle OLM 1.0 picks for a package, channel and version range;
-* :func:`install_modes` — 003's jq query: heads whose CSV supports AllNamespaces, no webhooks.
+* :func:`install_modes` — install modes and webhooks of the channel heads, and whether OLM v1
+  (operator-controller v1.11.0, :func:`olmcat.olmv1.check.check_catalog_bundle`) installs each.
 
 Bundle versions come from the ``olm.package`` property. Lists are sorted by version, then name.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -455,14 +456,26 @@ def _install_facts(bundle: Bundle) -> tuple[list[str], int | None, str] | None:
 
 
 def install_modes(
-    catalog: CatalogSource, *, all_namespaces: bool = False, no_webhooks: bool = False
+    catalog: CatalogSource,
+    *,
+    all_namespaces: bool = False,
+    no_webhooks: bool = False,
+    installable: bool = False,
+    gates: Mapping[str, bool] | None = None,
 ) -> list[Row]:
-    """Install modes and webhooks of every channel head whose CSV the catalog holds.
+    """Install modes and webhooks of every channel head whose CSV the catalog holds, and OLM v1's
+    verdict on it.
 
     ``all_namespaces`` keeps heads supporting AllNamespaces; ``no_webhooks`` keeps heads known to
     define no webhooks (a head described only by ``olm.csv.metadata`` is left out: that property
-    has no webhook definitions). Together: what OLM 1.0 can install (003 §7.3.6's jq query).
+    has no webhook definitions). Together they are 2024's technology-preview rule (003 §7.3.6's
+    jq query), no longer what OLM v1 installs: ``olmv1`` is operator-controller v1.11.0's verdict
+    (``installable``, ``refused`` or ``unknown``, from the catalog alone: no image is read) under
+    ``gates`` (default: v1.11.0's), ``olmv1Reasons`` its reasons with their rule IDs
+    (:mod:`olmcat.olmv1.check`); ``installable`` keeps the heads it installs.
     """
+    from olmcat.olmv1.check import check_catalog_bundle
+
     rows: list[Row] = []
     for pkg in catalog.packages():
         heads: dict[str, list[str]] = {}
@@ -480,6 +493,9 @@ def install_modes(
                 continue
             if no_webhooks and webhooks != 0:
                 continue
+            verdict = check_catalog_bundle(found, gates=gates, channels=in_channels)
+            if installable and verdict.verdict != "installable":
+                continue
             rows.append(
                 {
                     "package": pkg.name,
@@ -489,6 +505,8 @@ def install_modes(
                     "installModes": modes,
                     "webhooks": webhooks,
                     "source": source,
+                    "olmv1": verdict.verdict,
+                    "olmv1Reasons": [r.to_json() for r in verdict.reasons],
                 }
             )
     rows.sort(key=lambda r: (r["package"], _order(r["version"], r["name"])))
