@@ -393,6 +393,24 @@ def test_crdify_end_to_end_cases_are_all_here() -> None:
             "unhandled changes found (Schema nil -> <complex value>)",
             id="additionalProperties true to a schema",
         ),
+        # mariadb-operator 26.6.0: a property added to the schema of additionalProperties
+        pytest.param(
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "string"}}}},
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
+                },
+            },
+            'unhandled changes found ("b" <empty> -> <complex value>)',
+            id="a property added under additionalProperties",
+        ),
+        pytest.param(
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "string"}}}},
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "integer"}}}},
+            'unhandled changes found (Type "string" -> "integer")',
+            id="a property changed under additionalProperties",
+        ),
     ],
 )
 def test_unhandled_details(old: dict[str, Any], new: dict[str, Any], want: str) -> None:

@@ -572,6 +572,18 @@ def _diff_lines(name: str, kind: str, old: Any, new: Any, depth: int) -> list[st
         if schema_old != schema_new:
             lines += _diff_lines("Schema", "schema", schema_old, schema_new, depth + 1)
         return lines
+    if kind == "schemamap" and isinstance(old, dict) and isinstance(new, dict):
+        # a map: go-cmp reports each entry added, removed (one line) or changed (descended)
+        lines = []
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) == new.get(key):
+                continue
+            if key in old and key in new:
+                lines += _diff_lines("", "schema", old[key], new[key], depth + 1)
+                continue
+            sign, value = ("-", old[key]) if key in old else ("+", new[key])
+            lines.append(f"{sign} {indent}\t{go_quote(key)}: {_go_value('schema', value)},")
+        return lines
     if kind == "items" and isinstance(old, dict) and isinstance(new, dict):
         # JSONSchemaPropsOrArray{Schema, JSONSchemas}, both holding one schema
         return _diff_lines("Schema", "schema", old, new, depth + 1)
