@@ -34,7 +34,7 @@ which are set to the commit's time). A directory is written beside its final pla
 into it, so an interrupted build leaves nothing half-made; a complete one is not rebuilt unless
 the commit changed or ``--force`` is given.
 
-    python scripts/bench_inputs.py --source /path/to/community-operators-prod   # build (a) and (b)
+    python scripts/bench_inputs.py --source /path/to/community-operators-prod   # all three
     python scripts/bench_inputs.py --only big                                   # just (a)
     python scripts/bench_inputs.py --only tree-old                              # just tree-old
     python scripts/bench_inputs.py --check      # sizes and counts; re-hashes every file
