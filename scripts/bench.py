@@ -264,6 +264,9 @@ class Workload:
     setup: Callable[[Path], None] | None = None
     between: Callable[[Path], None] | None = None
     changed_output: str | None = None  # the one output subdirectory the change may alter
+    # Made (once, cached) when the row is about to run, never timed: inputs too costly to make
+    # for every listing or every other row (the community trees' FBCs).
+    make_inputs: Callable[[], None] | None = None
 
     @property
     def incremental(self) -> bool:
@@ -903,6 +906,7 @@ class Modern:
     big: Path  # <package>/<version>/{manifests,metadata}
     templates: Path  # basic.yaml, semver-<package>.yaml (BENCH_REGISTRY in image references)
     tree: Path | None  # the ~7,000-bundle tree (None: not built)
+    tree_old: Path | None = None  # the same tree at an older commit (None: not built)
 
     def bundles(self) -> list[Path]:
         return sorted(p.parent.parent for p in self.big.glob("*/*/metadata/annotations.yaml"))
@@ -921,7 +925,9 @@ def modern_inputs(cache: Path, log: Callable[[str], None]) -> Modern | None:
     """The modern inputs under ``cache/modern``, built first when a snapshot to build them from
     is at hand (``scripts/bench_inputs.py --source``); None when neither is there."""
     root = cache / "modern"
-    missing = [name for name in ("big", "tree") if not (root / f"{name}.json").is_file()]
+    missing = [
+        name for name in ("big", "tree", "tree-old") if not (root / f"{name}.json").is_file()
+    ]
     if missing:
         tool = _load_script(INPUTS_TOOL, "olmcat_bench_inputs")
         source = Path(os.environ.get("OLMCAT_BENCH_SOURCE") or tool.DEFAULT_SOURCE)
@@ -948,9 +954,50 @@ def modern_inputs(cache: Path, log: Callable[[str], None]) -> Modern | None:
             "(build them with scripts/bench_inputs.py, see docs/performance.md)"
         )
         return None
-    return Modern(
-        root / "big", root / "templates", root / "tree" if (root / "tree.json").is_file() else None
+
+    def built(name: str) -> Path | None:
+        return root / name if (root / f"{name}.json").is_file() else None
+
+    return Modern(root / "big", root / "templates", built("tree"), built("tree-old"))
+
+
+def tree_fbc(tree: Path) -> Path:
+    """Where the FBC of a community tree (``migrate pkgman --permissive``) is cached: beside the
+    tree, named by the digest of its contents that bench_inputs.py recorded."""
+    record = tree.with_name(f"{tree.name}.json")
+    if not record.is_file():  # --smoke: a tree made afresh each run, beside its FBC
+        return tree.with_name(f"{tree.name}.fbc")
+    try:
+        digest = str(json.loads(record.read_text())["digest"])[:12]
+    except (OSError, ValueError, KeyError) as error:
+        raise BenchError(f"{record}: no digest ({error})") from None
+    return tree.with_name(f"{tree.name}-{digest}.fbc")
+
+
+def migrate_tree(tree: Path, target: Path, log: Callable[[str], None]) -> None:
+    """The FBC of a community tree, made once with this olmcat: bundle objects kept (olmcat's
+    default, opm v1.73.0's), so that ``diff --crd-safety`` reads every CRD from the catalog."""
+    if target.is_dir():
+        return
+    log(f"migrating {tree.name} to {target.name} (once; minutes) ...")
+    partial = target.with_name(target.name + f".partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    subprocess.run(
+        [
+            *olmcat_argv(),
+            "migrate",
+            "pkgman",
+            "-q",
+            "--permissive",
+            "--image-ref-template",
+            "bench.invalid/{package}-bundle:{dir}",
+            str(tree),
+            str(partial),
+        ],
+        check=True,
+        env=olmcat_env(),
     )
+    partial.rename(target)
 
 
 def smoke_modern(cache: Path) -> Modern:
@@ -969,7 +1016,8 @@ def smoke_modern(cache: Path) -> Modern:
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    return Modern(root / "big", root / "templates", root / "big")
+    # the example's bundles are both sides of the diff --crd-safety row: its machinery, no pair
+    return Modern(root / "big", root / "templates", root / "big", root / "big")
 
 
 class BundleRegistry:
@@ -1342,6 +1390,35 @@ def modern_workloads(
                 between=change_one_bundle(modern.tree),
             )
         )
+    if modern.tree is None or modern.tree_old is None:
+        skip(
+            "diff-crd-safety-tree",
+            "the community tree at both commits is not built (scripts/bench_inputs.py)",
+        )
+    else:
+        old_tree, new_tree = modern.tree_old, modern.tree
+        old_fbc, new_fbc = tree_fbc(old_tree), tree_fbc(new_tree)
+
+        def make_pair() -> None:
+            migrate_tree(old_tree, old_fbc, log)
+            migrate_tree(new_tree, new_fbc, log)
+
+        found.append(
+            Workload(
+                "diff-crd-safety-tree",
+                f"diff --crd-safety {old_fbc.name} {new_fbc.name} (the community tree at two "
+                "commits, migrated once; CRDs from olm.bundle.object)",
+                # exit 1: the catalogs differ
+                Side(
+                    "olmcat",
+                    olmcat("diff", "--crd-safety", "--color", "never", old_fbc, new_fbc),
+                    ok=frozenset({0, 1}),
+                ),
+                inputs=(old_fbc, new_fbc),
+                max_runs=1,  # measured once; no target yet
+                make_inputs=make_pair,
+            )
+        )
     return found, skipped
 
 
@@ -1422,6 +1499,8 @@ def _scratch(base: Path | None) -> Iterator[Path]:
 def run_workload(
     workload: Workload, runs: int, interval: float, scratch_base: Path | None
 ) -> dict[str, Any]:
+    if workload.make_inputs is not None:
+        workload.make_inputs()
     _warm(workload.inputs)
     runs = min(runs, workload.max_runs or runs)
     sides = [workload.subject] + ([workload.reference] if workload.reference else [])

@@ -15,7 +15,10 @@ prometheus, the ack-*-controller family -- are in it). It is read with git alone
 * ``tree/<package>/<version>/`` (+ ``tree/<package>/ci.yaml``): the **community tree** -- every
   bundle directory of the snapshot (``manifests/`` and ``metadata/`` only: no tests, Dockerfiles
   or catalog templates), as published: no bundle is replicated or renamed;
-* in both, a bundle directory holding a YAML or JSON file libyaml cannot read is left out (its
+* ``tree-old/``: the same community tree at an older commit, ``OLD_COMMIT`` (2026-06-03, 2.5
+  months before the snapshot's head of 2026-08-22): with ``tree`` at HEAD, a real version pair of
+  one catalog (``scripts/bench.py`` migrates both to FBC for ``diff --crd-safety``);
+* in every set, a bundle directory holding a YAML or JSON file libyaml cannot read is left out (its
   package's ``ci.yaml`` too when no bundle is left) and listed under ``left_out`` in the record:
   one broken file must not stop the run that is being timed;
 * ``templates/basic.yaml`` and ``templates/semver-<package>.yaml``: a basic template over every
@@ -23,15 +26,17 @@ prometheus, the ack-*-controller family -- are in it). It is read with git alone
   semver template per package (opm's semver templates take one package each), with image
   references ``BENCH_REGISTRY/<package>-bundle:<version>`` (``+`` -> ``_``) -- ``scripts/bench.py``
   replaces ``BENCH_REGISTRY`` with its loopback registry;
-* ``big.json``, ``tree.json``: what was selected, from which commit, with sizes and a digest.
+* ``big.json``, ``tree.json``, ``tree-old.json``: what was selected, from which commit, with
+  sizes and a digest.
 
 The output depends only on the snapshot's commit: same input, same bytes (files and their mtimes,
 which are set to the commit's time). A directory is written beside its final place and renamed
 into it, so an interrupted build leaves nothing half-made; a complete one is not rebuilt unless
 the commit changed or ``--force`` is given.
 
-    python scripts/bench_inputs.py --source /path/to/community-operators-prod   # build (a) and (b)
+    python scripts/bench_inputs.py --source /path/to/community-operators-prod   # all three
     python scripts/bench_inputs.py --only big                                   # just (a)
+    python scripts/bench_inputs.py --only tree-old                              # just tree-old
     python scripts/bench_inputs.py --check      # sizes and counts; re-hashes every file
 
 Exit status: 0 done (or, with --check, every input present and intact), 1 otherwise.
@@ -66,6 +71,10 @@ BIG_MIN_BUNDLES = 30
 BIG_MIN_BYTES = 105_000_000
 BIG_PER_PACKAGE = 2
 BUNDLE_PARTS = ("manifests", "metadata")
+# tree-old's commit: fixed, so that the pair is the same wherever it is built (the snapshot must
+# hold it: a full-history one does)
+OLD_COMMIT = "412744b5ec2e474384d418d828436ec5e773365f"  # 2026-06-03
+SETS = ("big", "tree", "tree-old")
 
 
 class InputsError(Exception):
@@ -630,7 +639,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rev", default="HEAD", help="commit to read (default HEAD)")
     parser.add_argument("--out", type=Path, default=default_out(), help="default: %(default)s")
-    parser.add_argument("--only", choices=("big", "tree"), help="build one set (default: both)")
+    parser.add_argument("--only", choices=SETS, help="build one set (default: all three)")
+    parser.add_argument(
+        "--old-rev",
+        default=OLD_COMMIT,
+        help="commit tree-old is read at (default %(default)s, 2026-06-03)",
+    )
     parser.add_argument("--force", action="store_true", help="rebuild even when up to date")
     parser.add_argument(
         "--check",
@@ -651,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         "one JSON line and keep the registry up until stdin closes (what scripts/bench.py runs)",
     )
     args = parser.parse_args(argv)
-    names = [args.only] if args.only else ["big", "tree"]
+    names = [args.only] if args.only else list(SETS)
     if args.example:
         write_example(args.example, args.out)
         return 0
@@ -661,6 +675,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             return check(args.out, names)
         snapshot = read_snapshot(args.source, args.rev)
+        if "tree-old" in names:
+            old = read_snapshot(args.source, args.old_rev)
+            build_set(old, args.out, "tree-old", list(old.bundles.values()), args.force)
         if "big" in names:
             big = build_set(snapshot, args.out, "big", select_big(snapshot), args.force)
             templates = write_templates(args.out, big)

@@ -359,6 +359,58 @@ def test_crdify_end_to_end_cases_are_all_here() -> None:
             "unhandled changes found (XPreserveUnknownFields nil -> &true)",
             id="a pointer field set",
         ),
+        # crdify flattens additionalProperties into a node of its own but leaves it on its
+        # parent too (only properties and items are dropped), so any change inside it, even a
+        # description, is an unhandled change of the parent (stackgres-community 1.19.0-rc1:
+        # the EnvVar description under spec.pods.customEnv's additionalProperties.items)
+        pytest.param(
+            {"type": "object", "additionalProperties": {"type": "string", "description": "a"}},
+            {"type": "object", "additionalProperties": {"type": "string", "description": "b"}},
+            'unhandled changes found (Description "a" -> "b")',
+            id="a description inside additionalProperties changed",
+        ),
+        pytest.param(
+            {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
+            {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "integer"}},
+            },
+            'unhandled changes found (Type "string" -> "integer")',
+            id="the items of additionalProperties changed",
+        ),
+        pytest.param(
+            {"type": "object", "additionalProperties": False},
+            {"type": "object", "additionalProperties": True},
+            "unhandled changes found (Allows false -> true)",
+            id="additionalProperties false to true",
+        ),
+        pytest.param(
+            {"type": "object", "additionalProperties": True},
+            {"type": "object", "additionalProperties": {"type": "string"}},
+            "unhandled changes found (Schema nil -> <complex value>)",
+            id="additionalProperties true to a schema",
+        ),
+        # mariadb-operator 26.6.0: a property added to the schema of additionalProperties
+        pytest.param(
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "string"}}}},
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
+                },
+            },
+            'unhandled changes found ("b" <empty> -> <complex value>)',
+            id="a property added under additionalProperties",
+        ),
+        pytest.param(
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "string"}}}},
+            {"type": "object", "additionalProperties": {"properties": {"a": {"type": "integer"}}}},
+            'unhandled changes found (Type "string" -> "integer")',
+            id="a property changed under additionalProperties",
+        ),
     ],
 )
 def test_unhandled_details(old: dict[str, Any], new: dict[str, Any], want: str) -> None:

@@ -563,6 +563,30 @@ def _diff_lines(name: str, kind: str, old: Any, new: Any, depth: int) -> list[st
             if old.get(key) != new.get(key):
                 lines += _diff_lines(go_name, sub, old.get(key), new.get(key), depth + 1)
         return lines
+    if kind == "orbool" and old is not None and new is not None:
+        # JSONSchemaPropsOrBool{Allows, Schema}: go-cmp reports the differing field of the two
+        lines = []
+        (allows_old, schema_old), (allows_new, schema_new) = _or_bool(old), _or_bool(new)
+        if allows_old != allows_new:
+            lines += _diff_lines("Allows", "bool", allows_old, allows_new, depth + 1)
+        if schema_old != schema_new:
+            lines += _diff_lines("Schema", "schema", schema_old, schema_new, depth + 1)
+        return lines
+    if kind == "schemamap" and isinstance(old, dict) and isinstance(new, dict):
+        # a map: go-cmp reports each entry added, removed (one line) or changed (descended)
+        lines = []
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) == new.get(key):
+                continue
+            if key in old and key in new:
+                lines += _diff_lines("", "schema", old[key], new[key], depth + 1)
+                continue
+            sign, value = ("-", old[key]) if key in old else ("+", new[key])
+            lines.append(f"{sign} {indent}\t{go_quote(key)}: {_go_value('schema', value)},")
+        return lines
+    if kind == "items" and isinstance(old, dict) and isinstance(new, dict):
+        # JSONSchemaPropsOrArray{Schema, JSONSchemas}, both holding one schema
+        return _diff_lines("Schema", "schema", old, new, depth + 1)
     if (
         element is not None
         and isinstance(old, list)
@@ -579,6 +603,13 @@ def _diff_lines(name: str, kind: str, old: Any, new: Any, depth: int) -> list[st
         f"- {indent}{label}{_go_value(kind, old)},",
         f"+ {indent}{label}{_go_value(kind, new)},",
     ]
+
+
+def _or_bool(value: Any) -> tuple[bool, Any]:
+    """(Allows, Schema) of a JSONSchemaPropsOrBool as Go unmarshals it: a schema allows."""
+    if isinstance(value, bool):
+        return value, None
+    return True, value
 
 
 def _unhandled_raw(a: Schema, b: Schema) -> str:
