@@ -443,3 +443,20 @@ def test_catalog_with_csv_metadata_only_reads_the_image(fixture_catalog: str) ->
     with open_catalog(fixture_catalog) as catalog:
         direct = install_stream(catalog, "hello-operator", "hello")
     assert result.objects == direct.objects
+
+
+def test_a_webhook_bundle_without_certificate_provider_is_refused_as_olmv1_check_refuses_it(
+    tmp_path: Any,
+) -> None:
+    # cmd/operator-controller enables webhook support only with a certificate provider; the
+    # message is provider.go's, the same one `olmv1 check` gives under the rule olmv1.provider.webhooks
+    import shutil
+
+    shutil.copytree(FIXTURES / "olmv1" / "webhook-bundle", tmp_path / "webhook-operator" / "0.0.5")
+    with open_catalog(str(tmp_path)) as catalog, pytest.raises(InputError) as info:
+        install_stream(catalog, "webhook-operator", namespace="w", cert_provider=None)
+    assert str(info.value) == (
+        "bundle webhook-operator.v0.0.5: unsupported bundle: webhookDefinitions are not supported"
+    )
+    with open_catalog(str(tmp_path)) as catalog:
+        assert install_stream(catalog, "webhook-operator", namespace="w").objects

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from olmcat.errors import InputError, UsageError
 from olmcat.model.manifests import as_dict, as_list, as_str
 from olmcat.notices import Notice, NoticeSink, discard
+from olmcat.olmv1.check import DEFAULT_GATES, SINGLE_OWN, dependency_reasons, provider_reasons
 from olmcat.olmv1.rbac import (
     FULL_AUTHORITY,
     RBAC_GROUP,
@@ -670,7 +671,6 @@ _PLACEHOLDERS = {
     "SERVICE_ACCOUNT": "olmcat-template-service-account",
     "EXTENSION_NAME": "olmcat-template-extension-name",
 }
-_DEPENDENCY_PROPERTIES = ("olm.package.required", "olm.gvk.required", "olm.constraint")
 
 
 @dataclass(frozen=True)
@@ -708,25 +708,18 @@ def _check_name(value: str, what: str, pattern: re.Pattern[str], limit: int) -> 
 
 
 def _refusals(
-    rv1: RegistryV1, bundle_properties: Sequence[str], webhooks_supported: bool
+    rv1: RegistryV1, name: str, property_types: Sequence[str], cert_provider: str | None
 ) -> list[str]:
     """operator-controller v1.11.0's refusals before rendering (``resolve/validation.go``,
-    ``applier/provider.go``), in its words."""
-    out: list[str] = []
-    for kind in _DEPENDENCY_PROPERTIES:
-        if kind in bundle_properties:
-            out.append(
-                f'bundle "{rv1.csv_name}" has a dependency declared via property "{kind}" '
-                "which is currently not supported"
-            )
-    spec = rv1.csv_spec
-    if as_list(as_dict(spec.get("apiservicedefinitions")).get("owned")):
-        out.append("unsupported bundle: apiServiceDefintions are not supported")
-    if as_list(spec.get("webhookdefinitions")) and not webhooks_supported:
-        out.append(
-            "unsupported bundle: webhookDefinitions are not supported: certificate provider is nil"
-        )
-    return out
+    ``applier/provider.go``), in its words: ``olmv1 check``'s rules. The install-mode gate is
+    taken as on, since ``--watch-namespace`` decides a bundle without AllNamespaces here."""
+    refused, _, _ = provider_reasons(
+        rv1.csv_spec,
+        {**DEFAULT_GATES, SINGLE_OWN: True},
+        webhook_support=cert_provider is not None,
+        certificate_provider=cert_provider or "",
+    )
+    return [r.message for r in dependency_reasons(name, property_types) + refused]
 
 
 def _watch_namespace(rv1: RegistryV1, namespace: str, watch_namespace: str | None) -> str | None:
@@ -943,9 +936,7 @@ def install_stream(
                 "manifests, and its image could not be read"
             )
         rv1 = read_image(found.image)
-    refusals = _refusals(
-        rv1, [p.type for p in found.properties], webhooks_supported=cert_provider is not None
-    )
+    refusals = _refusals(rv1, found.name, [p.type for p in found.properties], cert_provider)
     if refusals:
         raise InputError(f"bundle {found.name}: " + "; ".join(refusals))
     watch = _watch_namespace(rv1, namespace, watch_namespace)
