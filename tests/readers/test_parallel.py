@@ -127,3 +127,31 @@ def test_an_error_while_a_worker_writes_its_result_does_not_hang_the_exit(tmp_pa
             check=False,
         )
         assert done.returncode == 7
+
+
+def test_the_private_pool_attributes_stopping_needs_are_there() -> None:
+    """The guard of parallel.pool_internals: CI runs this on every Python it tests (.ci/run), so
+    a CPython release that renames what stopping early needs fails here, loudly, before a user
+    meets a hang."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+    from olmcat.readers.parallel import pool_internals
+
+    pool = ProcessPoolExecutor(max_workers=1)
+    try:
+        assert pool.submit(os.getpid).result() != os.getpid()
+        processes, writer = pool_internals(pool, strict=True)
+        assert processes and all(isinstance(p, BaseProcess) for p in processes)
+        assert all(p.is_alive() for p in processes)
+        assert isinstance(writer, Connection) and not writer.closed
+    finally:
+        pool.shutdown(wait=True)
+
+    class Renamed:
+        _processes = None
+
+    with pytest.raises(AttributeError, match=r"_processes .* is gone"):
+        pool_internals(Renamed(), strict=True)  # type: ignore[arg-type]
+    assert pool_internals(Renamed()) == ([], None)  # type: ignore[arg-type]
