@@ -161,24 +161,51 @@ def test_python_dash_m_entry_point(tmp_path: Path) -> None:
     assert result.returncode == 0 and result.stdout.startswith("olmcat, version ")
 
 
+_STOPS_AFTER_50_PACKAGES = """
+import os, signal, sys
+import olmcat.writers.fbc as fbc
+from olmcat.__main__ import run
+
+written = 0
+write_file = fbc._write_file
+
+def write_and_stop(path, chunks):
+    global written
+    write_file(path, chunks)
+    written += 1
+    if written == 50:
+        os.kill(os.getpid(), signal.SIGSTOP)  # the test kills it here
+
+fbc._write_file = write_and_stop
+sys.argv[0] = "olmcat"
+run()
+"""
+
+
+def _stopped(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
 def test_killed_run_leaves_no_partial_output(tmp_path: Path) -> None:
-    """SIGKILL in the middle of a migration: <out> must not exist; the next run cleans up."""
-    packages = [simple_package(f"pkg{i:05d}", ("0.3.0", "0.2.0", "0.1.0")) for i in range(4000)]
+    """SIGKILL in the middle of a migration: <out> must not exist; the next run cleans up. The
+    run stops itself once it has written 50 packages, so the kill lands in the middle however
+    fast or slow the machine is."""
+    packages = [simple_package(f"pkg{i:05d}", ("0.3.0", "0.2.0", "0.1.0")) for i in range(200)]
     db = make_index_db(tmp_path / "big.db", packages)
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "olmcat", "migrate", "sqlite", "-q", str(db), str(out)]
-    process = subprocess.Popen(command)
-    deadline = time.monotonic() + 60
-    staging: list[Path] = []
-    while time.monotonic() < deadline:
-        staging = list(tmp_path.glob(".out.olmcat-partial-*"))
-        if staging and len(list(staging[0].iterdir())) >= 50:
-            break
+    command = [sys.executable, "-c", _STOPS_AFTER_50_PACKAGES, "migrate", "sqlite", "-q"]
+    process = subprocess.Popen([*command, str(db), str(out)])
+    deadline = time.monotonic() + 300  # (a bound against hanging only)
+    while not _stopped(process.pid):
         assert process.poll() is None, "migration finished before it could be killed"
+        assert time.monotonic() < deadline, "the migration never reached its 50th package"
         time.sleep(0.01)
+    staging = list(tmp_path.glob(".out.olmcat-partial-*"))
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert staging, "the migration never started writing"
+    assert len(list(staging[0].iterdir())) == 50
     assert not out.exists()
     # A later run removes the dead run's staging directory and completes.
     small = make_index_db(tmp_path / "small.db", [simple_package()])

@@ -145,3 +145,19 @@ def test_most_files_are_package_manifests_without_a_name() -> None:
     for text in (b"FROM scratch\n", b"- a\n", b"channels: 5\n", b""):
         with pytest.raises(NotDecodable):
             package_manifest(first_document(text))
+
+
+def test_json_deeper_than_c_code_may_recurse_is_scanned_in_python() -> None:
+    """CPython 3.12 holds the C JSON scanner to about 1,000 levels whatever the recursion limit:
+    the standard library's pure-Python scanner then reads the document (simulated here, so every
+    Python checks the fallback)."""
+    import json
+
+    from olmcat.files.json import raw_decode_deep
+
+    def c_limit(text: str, index: int) -> tuple[object, int]:
+        raise RecursionError("maximum recursion depth exceeded while decoding a JSON array")
+
+    decoder = json.JSONDecoder()
+    decoder.scan_once = c_limit  # type: ignore[attr-defined]
+    assert raw_decode_deep(decoder, ' [[1, {"a": [2]}]] x', 1) == ([[1, {"a": [2]}]], 18)

@@ -204,6 +204,30 @@ def test_unexpected_errors_become_one_line_naming_the_input(
         assert isinstance(result.exception, ValueError), args
 
 
+def test_an_interrupt_wrapped_by_python_is_still_an_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11 wraps a Ctrl-C that lands in a class body's ``__set_name__`` (an import
+    creating a dataclass) in a RuntimeError: still one line and 130 (seen under load)."""
+    from olmcat.files import godecode
+
+    def wrapped(*args: object, **kwargs: object) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance") from interrupt
+
+    monkeypatch.setenv("OLMCAT_WORKERS", "1")
+    monkeypatch.setattr(godecode, "first_document", wrapped)
+    tree = make.pkgman_tree(tmp_path / "m")
+    for debug in ([], ["--debug"]):
+        args = ["migrate", "pkgman", *debug, str(tree), str(tmp_path / "out")]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 130, (args, result.stderr)
+        assert result.stderr.splitlines() == ["olmcat: interrupted"], args
+        assert not (tmp_path / "out").exists()
+
+
 def test_one_line_escapes_line_breaks_and_terminal_controls() -> None:
     text = one_line("a\nb\r\nc\x85d\u2028e\x1b[2Jf\u202eg")
     assert len(text.splitlines()) == 1

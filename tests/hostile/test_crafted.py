@@ -704,7 +704,6 @@ def _run_case(tmp_path: Path, name: str, every_reader: bool) -> None:
             assert "\x1b" not in result.stderr, "a terminal escape reached stderr"
             assert not (box.root / "out").exists(), f"partial output: {result.describe()}"
             assert result.stdout == b"", f"partial stdout: {result.describe()}"
-            assert result.seconds < 30, f"slow refusal: {result.describe()}"
         else:
             assert result.code == 0, result.describe()
             assert "Traceback" not in result.stderr

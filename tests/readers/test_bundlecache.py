@@ -542,3 +542,28 @@ def test_render_of_several_bundle_directories_in_workers_uses_the_cache(tmp_path
     assert warm.stdout == cold.stdout == plain.stdout
     assert warm.stderr == cold.stderr == plain.stderr
     assert {p: p.stat().st_ino for p in stored} == before  # taken, not written again
+
+
+def test_temporary_files_of_ended_writers_are_removed_at_once(tmp_path: Path) -> None:
+    """A worker stopped early (or a killed run) leaves the temporary file of the entry it was
+    writing: the next bound() removes it whatever its age, as soon as its writer has ended; a
+    live writer's, and a name of no writer, are left alone until they are a day old."""
+    import subprocess
+    import sys
+
+    cache = RenderCache(tmp_path / "cache", context=behaviour_context())
+    from olmcat.readers.bundlecache import Recorded
+
+    cache.put("ab" + "0" * 62, Recorded())
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    shard = cache.directory / "ab"
+    left = shard / f".ab000000-{ended.pid}-k2v9x1"
+    writing = shard / f".ab000000-{os.getpid()}-q8w3e0"
+    unnamed = shard / ".something-else"
+    for path in (left, writing, unnamed):
+        path.write_bytes(b"half an entry")
+    cache.bound()
+    assert sorted(p.name for p in shard.iterdir()) == sorted(
+        ["ab" + "0" * 62, writing.name, unnamed.name]
+    )

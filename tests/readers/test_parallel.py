@@ -20,7 +20,8 @@ def _square_and_report(number: int) -> tuple[int, int, int]:
 
 
 def _slow(number: int) -> int:
-    time.sleep(30 if number else 0)
+    while number:  # never ends: only a kill stops it
+        time.sleep(1)
     return os.getpid()
 
 
@@ -53,12 +54,18 @@ def test_sharing_parent_computes_jobs_too_and_order_holds() -> None:
 
 
 def test_stopping_early_kills_the_workers_at_once() -> None:
+    import threading
+
     results = map_in_order(_slow, range(6), workers=2)
     first = next(results)
-    started = time.monotonic()
-    results.close()  # the consumer stops (an error, Ctrl-C): in-flight jobs are abandoned
-    assert time.monotonic() - started < 10
-    deadline = time.monotonic() + 5
+    # The consumer stops (an error, Ctrl-C): the in-flight jobs, which never end, are abandoned.
+    # close() returning at all shows it did not wait for them (the bound only keeps a test
+    # that would hang from hanging forever).
+    closing = threading.Thread(target=results.close, daemon=True)
+    closing.start()
+    closing.join(timeout=120)
+    assert not closing.is_alive(), "stopping waited for the jobs in flight"
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             os.kill(first, 0)
@@ -120,3 +127,31 @@ def test_an_error_while_a_worker_writes_its_result_does_not_hang_the_exit(tmp_pa
             check=False,
         )
         assert done.returncode == 7
+
+
+def test_the_private_pool_attributes_stopping_needs_are_there() -> None:
+    """The guard of parallel.pool_internals: CI runs this on every Python it tests (.ci/run), so
+    a CPython release that renames what stopping early needs fails here, loudly, before a user
+    meets a hang."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+    from olmcat.readers.parallel import pool_internals
+
+    pool = ProcessPoolExecutor(max_workers=1)
+    try:
+        assert pool.submit(os.getpid).result() != os.getpid()
+        processes, writer = pool_internals(pool, strict=True)
+        assert processes and all(isinstance(p, BaseProcess) for p in processes)
+        assert all(p.is_alive() for p in processes)
+        assert isinstance(writer, Connection) and not writer.closed
+    finally:
+        pool.shutdown(wait=True)
+
+    class Renamed:
+        _processes = None
+
+    with pytest.raises(AttributeError, match=r"_processes .* is gone"):
+        pool_internals(Renamed(), strict=True)  # type: ignore[arg-type]
+    assert pool_internals(Renamed()) == ([], None)  # type: ignore[arg-type]

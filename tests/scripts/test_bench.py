@@ -29,8 +29,16 @@ def load_bench() -> ModuleType:
 
 def test_peak_memory_counts_every_process_of_the_tree(tmp_path: Path) -> None:
     # A parent that starts two workers, each holding 80 MiB at the same time: the tree's peak is
-    # at least 160 MiB although no single process ever exceeds about 90.
-    worker = "import sys, time; block = b'x' * (80 << 20); time.sleep(1.0)"
+    # at least 160 MiB although no single process ever exceeds about 90. Each holds its block
+    # until both hold theirs, then a second more (however late the other one started).
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    worker = (
+        "import os, time; block = b'x' * (80 << 20); "
+        f"open(os.path.join({str(ready)!r}, str(os.getpid())), 'w').close()\n"
+        f"while len(os.listdir({str(ready)!r})) < 2: time.sleep(0.01)\n"
+        "time.sleep(1.0)"
+    )
     parent = textwrap.dedent(
         f"""
         import subprocess, sys

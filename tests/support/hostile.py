@@ -209,3 +209,62 @@ def assert_clean_outcome(result: Result) -> None:
         assert result.stdout, result.describe()  # the problems, reported as data
     else:
         assert len(errors) == 1 and errors[0].startswith("olmcat: "), result.describe()
+
+
+def age_input(tree: Path, *, remembered: bool) -> None:
+    """Put every file of ``tree`` on a chosen side of the racy window of
+    :mod:`olmcat.files.digests` (a digest is remembered only for a file whose mtime and ctime are
+    older than ``RACY_SECONDS`` when it is hashed), whatever the machine's speed.
+
+    ``remembered``: wait until the newest time is older than the window (the window counts from
+    the ctime too, which no call can set back). Otherwise: mtimes an hour ahead, so the files
+    stay inside the window however late the run starts."""
+    from olmcat.files.digests import RACY_SECONDS
+
+    files = [p for p in tree.rglob("*") if p.is_file() and not p.is_symlink()]
+    if remembered:
+        newest = max((max(p.stat().st_mtime, p.stat().st_ctime) for p in files), default=0.0)
+        wait = newest + RACY_SECONDS + 0.5 - time.time()
+        if wait > 0:
+            time.sleep(wait)
+    else:
+        ahead = time.time() + 3600
+        for path in files:
+            os.utime(path, (ahead, ahead))
+
+
+def cache_problems(root: Path) -> list[str]:
+    """Anything in the cache directory ``root`` (``OLMCAT_CACHE_DIR``) that is not a whole entry
+    of the rendered-bundle cache, each checked as olmcat reads it (header, length, digest,
+    decoding): a temporary file, a damaged entry, a file of an unknown kind."""
+    from olmcat.files import safe
+    from olmcat.files.digests import FileIndex
+    from olmcat.notices import NoticeLog
+    from olmcat.readers.bundlecache import INDEX_SUFFIX, PACKAGE_SUFFIX, SUBDIR, RenderCache
+
+    problems: list[str] = []
+    cache = RenderCache(root)
+    log = NoticeLog()
+    with safe.notices_to(log):
+        for path in sorted(root.rglob("*")):
+            shown = str(path.relative_to(root))
+            if path.name.startswith("."):
+                problems.append(f"temporary file: {shown}")
+            elif path.is_dir():
+                if path.parent not in (root, root / SUBDIR):
+                    problems.append(f"unexpected directory: {shown}")
+            elif path.parent.parent != root / SUBDIR:
+                problems.append(f"unexpected file: {shown}")
+            elif path.name.endswith(INDEX_SUFFIX):
+                why: list[str] = []
+                FileIndex(path.read_bytes, None, damaged=why.append)
+                problems += [f"damaged file index {shown}: {w}" for w in why]
+            elif path.name.endswith(PACKAGE_SUFFIX):
+                found = cache.package(path.name.removesuffix(PACKAGE_SUFFIX), shown)
+                if found is None:
+                    problems.append(f"damaged finished package: {shown}")
+                else:
+                    found.close()
+            elif cache.get(path.name, shown) is None:
+                problems.append(f"damaged rendered bundle: {shown}")
+    return problems + [notice.message for notice in log]

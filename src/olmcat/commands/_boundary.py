@@ -72,6 +72,33 @@ def _no_room(error: OSError, settings: Settings) -> CommandError:
     )
 
 
+def _interrupt_within(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C that ``error`` wraps, if any: Python 3.11 reports an interrupt that lands in
+    a class body's ``__set_name__`` (an import creating a dataclass) as a RuntimeError caused by
+    it."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _interrupted(error: KeyboardInterrupt) -> Interrupted:
+    ignore_interrupts()
+    # CPython quirk: an interrupt that lands in string-exec'd code (dataclass and namedtuple
+    # methods being created by an import) marks it "unhandled" although it is caught here,
+    # and `python -m` then ends by SIGINT instead of our exit status. Any later string exec
+    # resets that mark.
+    exec("None")
+    safe.remove_own_scratch()
+    silence_stdout()
+    signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
+    return Interrupted(signum)
+
+
 @contextlib.contextmanager
 def boundary(settings: Settings) -> Iterator[None]:
     """Turn whatever a command raises into one line and an exit status (see module doc)."""
@@ -91,16 +118,7 @@ def boundary(settings: Settings) -> Iterator[None]:
     except (click.ClickException, click.exceptions.Abort):
         raise
     except KeyboardInterrupt as error:
-        ignore_interrupts()
-        # CPython quirk: an interrupt that lands in string-exec'd code (dataclass and namedtuple
-        # methods being created by an import) marks it "unhandled" although it is caught here,
-        # and `python -m` then ends by SIGINT instead of our exit status. Any later string exec
-        # resets that mark.
-        exec("None")
-        safe.remove_own_scratch()
-        silence_stdout()
-        signum = error.signum if isinstance(error, Terminated) else signal.SIGINT
-        raise Interrupted(signum) from None
+        raise _interrupted(error) from None
     except BrokenPipeError:
         silence_stdout()
         raise click.exceptions.Exit(0) from None
@@ -123,6 +141,9 @@ def boundary(settings: Settings) -> Iterator[None]:
         silence_stdout()
         raise _unexpected(error, settings) from None
     except Exception as error:
+        interrupt = _interrupt_within(error)
+        if interrupt is not None:
+            raise _interrupted(interrupt) from None
         if settings.debug:
             raise
         silence_stdout()

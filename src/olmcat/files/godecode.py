@@ -269,7 +269,7 @@ def first_document(data: bytes, where: str = "<document>") -> FirstDocument:
     if is_json(data):
         text = data.decode("utf-8", errors="replace").lstrip(" \t\r\n")
         try:
-            value, _ = _JSON.raw_decode(text)
+            value, _ = jsonio.raw_decode_deep(_JSON, text)
         except ValueError as exc:
             raise NotDecodable(f"not valid JSON: {exc}") from None
         except RecursionError:

@@ -8,7 +8,10 @@ refuses integers of more than 4300 digits with a bare ValueError. Here both are 
 
 from __future__ import annotations
 
+import copy
 import json
+import json.scanner
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -64,10 +67,38 @@ def _decode_error(exc: Exception, where: str) -> InputError:
     return InputError(f"{where}: not valid JSON: {type(exc).__name__}: {exc}")
 
 
+def raw_decode_deep(decoder: json.JSONDecoder, text: str, index: int = 0) -> tuple[Any, int]:
+    """``decoder.raw_decode(text, index)``, also for documents nested deeper than C code may
+    recurse: CPython 3.12 holds its C JSON scanner to about 1,000 levels whatever the recursion
+    limit (which ``--max-depth`` raises) says, so a deeper document is scanned again by the
+    standard library's pure-Python scanner, whose recursion that limit bounds. RecursionError
+    when it is deeper than that too."""
+    try:
+        return decoder.raw_decode(text, index)
+    except RecursionError:
+        deep = copy.copy(decoder)
+        deep.scan_once = json.scanner.py_make_scanner(deep)  # type: ignore[attr-defined]
+        return deep.raw_decode(text, index)
+
+
+_DECODER = json.JSONDecoder(parse_float=RawNumber)
+_SPACE = re.compile(r"[ \t\n\r]*")  # what the standard library's decoder skips
+
+
+def _after_space(text: str, index: int) -> int:
+    found = _SPACE.match(text, index)
+    return found.end() if found else index
+
+
 def loads(text: str | bytes, where: str) -> Any:
     """One JSON document (floats kept as Go formats them), bounded."""
     try:
-        value = json.loads(text, parse_float=RawNumber)
+        if isinstance(text, bytes):  # as json.loads reads bytes
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        value, end = raw_decode_deep(_DECODER, text, _after_space(text, 0))
+        end = _after_space(text, end)
+        if end != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
     except (ValueError, RecursionError) as exc:
         raise _decode_error(exc, where) from None
     return check_depth(value, where)
@@ -92,7 +123,7 @@ def iter_documents(fh: IO[str], where: str) -> Iterator[tuple[int, Any]]:
             eof = not buffer
             continue
         try:
-            value, end = decoder.raw_decode(buffer, index)
+            value, end = raw_decode_deep(decoder, buffer, index)
         except json.JSONDecodeError as exc:
             if eof:
                 raise InputError(

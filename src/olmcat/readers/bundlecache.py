@@ -39,6 +39,7 @@ import contextvars
 import functools
 import os
 import pickle
+import re
 import stat
 import struct
 import tempfile
@@ -656,7 +657,7 @@ class RenderCache:
         removed = freed = 0
         for path, info in self._entries():
             if path.name.startswith("."):  # a write in progress, or left by a killed run
-                if now - info.st_mtime > _STALE_TMP_SECONDS:
+                if now - info.st_mtime > _STALE_TMP_SECONDS or _writer_gone(path.name):
                     with contextlib.suppress(OSError):
                         path.unlink()
                 continue
@@ -761,6 +762,16 @@ class CachedPackage:
 
     def close(self) -> None:
         self._handle.close()
+
+
+_TEMPORARY = re.compile(r"\.[0-9a-f]{1,8}-([0-9]+)-")  # _EntryFile's names: key, pid
+
+
+def _writer_gone(name: str) -> bool:
+    """Whether the temporary file ``name`` was being written by a process of this machine that
+    has ended (a worker stopped early, a killed run): no one will finish or remove it."""
+    found = _TEMPORARY.match(name)
+    return found is not None and not safe.pid_alive(int(found.group(1)))
 
 
 class _EntryFile:

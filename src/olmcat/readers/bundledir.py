@@ -858,6 +858,7 @@ class BundleDirCatalog:
             else (read_bundle(job) for job in to_read)
         )
         missed = False
+        stopped = True  # until every package was read
         queued = iter(to_read)
         try:
             for name in names:
@@ -888,12 +889,19 @@ class BundleDirCatalog:
             next(results, None)  # let the workers finish (and exit) in order
             if self.cache is not None:
                 self.cache.finish(wrote=missed)  # (a failure to save is reported here)
+            stopped = False
         finally:
+            if stopped:
+                # The workers are stopped first: one killed while it wrote an entry leaves its
+                # temporary file, which finish() then removes.
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()
             if self.cache is not None:
                 with contextlib.suppress(
                     OutputError
                 ):  # stopped early: the error that stopped it counts
-                    self.cache.finish(wrote=missed)
+                    self.cache.finish(wrote=missed or stopped)
 
     def _finished(self, found: CachedPackage, jobs: list[BundleJob]) -> Iterator[CachedPackage]:
         """A package from the cache, in its turn: its building's notices sent again."""

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 from olmcat.errors import InputError
 from olmcat.files import safe
@@ -115,11 +117,31 @@ def _call(function: Callable[[J], R], job: J) -> tuple[R, list[Notice]]:
         return function(job), notices
 
 
+def pool_internals(
+    pool: ProcessPoolExecutor, *, strict: bool = False
+) -> tuple[list[BaseProcess], Connection | None]:
+    """What stopping a pool early needs and ``concurrent.futures`` keeps private: the worker
+    processes (``pool._processes``) and the parent's write end of the result pipe
+    (``pool._result_queue._writer``). No public API offers either; CPython 3.11 to 3.13 have
+    both, and ``tests/readers/test_parallel.py`` checks them (``strict``: AttributeError naming
+    what is missing) on every Python CI runs, so a release that changes them fails there
+    first. Elsewhere what is missing is left alone (the workers then end with the parent)."""
+    processes = getattr(pool, "_processes", None)
+    queue = getattr(pool, "_result_queue", None)
+    writer = getattr(queue, "_writer", None)
+    if strict:
+        if not isinstance(processes, dict):
+            raise AttributeError("ProcessPoolExecutor._processes (a dict of processes) is gone")
+        if writer is None or not hasattr(writer, "close"):
+            raise AttributeError("ProcessPoolExecutor._result_queue._writer is gone")
+    found = list(processes.values()) if isinstance(processes, dict) else []
+    return found, writer
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Kill the workers now: jobs in flight are of no use once the parent stops early."""
-    processes = list(getattr(pool, "_processes", {}).values())
     # Taken before shutdown(), which drops the pool's reference to the queue.
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    processes, writer = pool_internals(pool)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):
