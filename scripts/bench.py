@@ -848,6 +848,11 @@ def targets(inputs: Inputs) -> list[Target]:
             0.05,
             ratio("migrate-pkgman-tree-incremental", "wall"),
         ),
+        Target(
+            "olmv1 check (tree, warm cache): wall seconds",
+            60.0,
+            olmcat_side("olmv1-check-tree", "wall"),
+        ),
         *growth_targets,
     ]
 
@@ -1221,6 +1226,10 @@ def change_one_bundle(tree: Path) -> Callable[[Path], None]:
     return between
 
 
+def _unchanged(scratch: Path) -> None:
+    """Between the cold and the warm run of a row that times a warm cache: nothing."""
+
+
 def _shell_join(argv: list[str]) -> str:
     import shlex
 
@@ -1388,6 +1397,21 @@ def modern_workloads(
                 max_runs=2,
                 setup=link_tree(modern.tree),
                 between=change_one_bundle(modern.tree),
+            )
+        )
+        check = olmcat("olmv1", "check", "-q", modern.tree)
+        found.append(
+            Workload(
+                "olmv1-check-tree",
+                f"olmv1 check {modern.tree.name} (the community tree's channel heads, v1.11.0's "
+                "default gates) from a warm cache, against the cold run that filled it",
+                # exit 1: some heads are refused
+                Side("olmcat", check, ok=frozenset({0, 1})),
+                Side("cold", check, ok=frozenset({0, 1})),
+                inputs=(modern.tree,),
+                max_runs=1,
+                # an incremental row with nothing changed: the cold run is the warm-up
+                between=_unchanged,
             )
         )
     if modern.tree is None or modern.tree_old is None:

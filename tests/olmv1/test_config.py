@@ -200,3 +200,22 @@ def test_watch_namespace_per_install_modes(
     inner = field if required else field["anyOf"][1]
     assert inner.get("format", "") == shape
     assert inner["pattern"] == "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+@pytest.mark.parametrize(
+    ("raw", "first", "second"),
+    [("a: 1\nb: 2\n", "a", "b"), ("b: 2\na: 1\n", "b", "a")],
+    ids=["a then b", "b then a"],
+)
+def test_errors_come_in_document_order(raw: str, first: str, second: str) -> None:
+    """A deviation kept on purpose (docs/deviations.md): v1.11.0 lists the errors in the order
+    its schema library finds them, iterating Go maps (random run to run); olmcat in the order
+    of the configuration's own fields."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+    with pytest.raises(ConfigError) as raised:
+        unmarshal_config(raw, schema, "ns")
+    assert str(raised.value) == (
+        "invalid configuration: multiple errors found:\n"
+        f'  - invalid type for field "{first}": got number, want string\n'
+        f'  - invalid type for field "{second}": got number, want string'
+    )

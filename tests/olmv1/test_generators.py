@@ -151,3 +151,46 @@ def test_case_counts() -> None:
 
 def test_data_file_is_where_the_tests_say() -> None:
     assert Path(DATA / "olmv1" / "generators_test.yaml").is_file()
+
+
+def test_apiextensions_v1beta1_crd_is_passed_through() -> None:
+    """A deviation kept on purpose (docs/deviations.md): v1.11.0 decodes every CRD into the
+    apiextensions/v1 types, dropping what only v1beta1 has (``spec.version``,
+    ``spec.validation``); olmcat passes the bundle's CRD through as written."""
+    v1beta1 = {
+        "apiVersion": "apiextensions.k8s.io/v1beta1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "version": "v1alpha1",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "validation": {"openAPIV3Schema": {"type": "object"}},
+        },
+    }
+    rv1 = RegistryV1("test", bundle_of({}).csv, (v1beta1,), ())
+    (crd,) = generators.crds(rv1, Options(install_namespace="ns", target_namespaces=("",)))
+    assert crd["apiVersion"] == "apiextensions.k8s.io/v1beta1"
+    assert crd["spec"] == v1beta1["spec"]
+
+
+def test_service_accounts_come_in_name_order() -> None:
+    """A deviation kept on purpose (docs/deviations.md): v1.11.0 makes the ServiceAccounts from
+    a Go set (random order); olmcat in name order, whatever the CSV's order."""
+    csv_part = {
+        "permissions": [{"serviceAccountName": "zeta", "rules": []}],
+        "clusterPermissions": [
+            {"serviceAccountName": "alpha", "rules": []},
+            {"serviceAccountName": "mid", "rules": []},
+        ],
+    }
+    rv1 = bundle_of({"csv": csv_part})
+    made = generators.service_accounts(
+        rv1, Options(install_namespace="ns", target_namespaces=("",))
+    )
+    assert [(o["kind"], o["metadata"]["name"]) for o in made] == [
+        ("ServiceAccount", "alpha"),
+        ("ServiceAccount", "mid"),
+        ("ServiceAccount", "zeta"),
+    ]

@@ -439,3 +439,66 @@ def test_unhandled_details(old: dict[str, Any], new: dict[str, Any], want: str) 
     }
     unhandled = [f for f in compare_crds(a, b).findings if f.rule == "unhandled"]
     assert [(f.path, f.message) for f in unhandled] == [("^.f", want)]
+
+
+def _one_version_crd(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    version = {"name": name, "served": True, "storage": True}
+    return {
+        "metadata": {"name": "x.example.com"},
+        "spec": {
+            "scope": "Namespaced",
+            "versions": [{**version, "schema": {"openAPIV3Schema": schema}}],
+        },
+    }
+
+
+def test_findings_are_sorted_where_go_map_order_is_random() -> None:
+    """A deviation kept on purpose (docs/deviations.md): crdify runs its validations over Go
+    maps; olmcat sorts removed fields and properties by name, whatever the schema's order."""
+    old = _one_version_crd(
+        "v1",
+        {
+            "type": "object",
+            "properties": {
+                "b": {"type": "string"},
+                "a": {"type": "object", "properties": {"z": {"type": "string"}}},
+            },
+        },
+    )
+    new = _one_version_crd("v1", {"type": "object", "properties": {}})
+    lines = compare_crds(old, new).error().split("\n")
+    removed = [line.rsplit(" : ", 1)[1] for line in lines if "removed field" in line]
+    assert removed == ["v1.^.a", "v1.^.a.z", "v1.^.b"]
+    typed = [line.split(": ")[1] for line in lines if ": type: " in line]
+    assert typed == ["^.a", "^.a.z", "^.b"]
+
+
+def test_stored_versions_are_assumed_from_the_storage_version() -> None:
+    """A deviation kept on purpose (docs/deviations.md): a bundle's CRD has no
+    ``status.storedVersions``; the old CRD's storage version is taken as stored, with an info
+    notice, so dropping it is a ``storedVersionRemoval`` (crdify alone finds nothing)."""
+    from olmcat.notices import Notice
+
+    old = _one_version_crd("v1", {"type": "object"})
+    new = _one_version_crd("v2", {"type": "object"})
+    assert compare_crds(old, new).error() == ""
+    notices: list[Notice] = []
+    (compared,), _, _ = compare_crd_lists([old], [new], notify=notices.append)
+    assert compared.error() == (
+        'validating upgrade for CRD "x.example.com": storedVersionRemoval: stored versions '
+        "removed : [v1]"
+    )
+    assert [(n.code, n.severity) for n in notices] == [
+        ("olmv1.crd.stored-versions-assumed", "info")
+    ]
+
+
+def test_multi_line_string_in_unhandled_details_is_quoted_whole() -> None:
+    """A deviation kept on purpose (docs/deviations.md): go-cmp splits a changed multi-line
+    string into lines; olmcat's summary quotes it whole, as Go quotes a string."""
+    old = _one_version_crd("v1", {"type": "object", "properties": {"f": {"title": "a\nb"}}})
+    new = _one_version_crd("v1", {"type": "object", "properties": {"f": {"title": "a\nc"}}})
+    assert compare_crds(old, new).error() == (
+        'validating upgrade for CRD "x.example.com": v1: ^.f: unhandled: unhandled changes '
+        'found (Title "a\\nb" -> "a\\nc")'
+    )
