@@ -123,7 +123,7 @@ def test_pipeline_tree_matches_opm_and_strict_equals_permissive(tmp_path: Path) 
     )
     strict = _catalogs(tmp_path / "strict")
     assert _catalogs(tmp_path / "permissive") == strict
-    # opm's output is olmcat's up to the named deviation (README "Deviations from opm",
+    # opm's output is olmcat's up to the named deviation (docs/deviations.md,
     # bundle-format: semver adds clear the non-head bundles of every package added so far):
     # beta's semver add clears beta's and alpha's (added before it) non-heads; delta and
     # gamma, added after in replaces mode, keep everything.
