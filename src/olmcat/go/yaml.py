@@ -29,6 +29,7 @@ from functools import cmp_to_key
 from typing import Any
 
 from olmcat.errors import EncodingError
+from olmcat.go.strconv import format_g
 
 __all__ = ["dump_document", "yaml_v2_key_less"]
 
@@ -818,35 +819,7 @@ class _Emitter:
 
 def _format_float(value: float) -> str:
     """Go ``strconv.FormatFloat(value, 'g', -1, 64)`` with yaml.v2's inf/nan names."""
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    # repr() yields the same shortest round-trip digits Go uses; only the
-    # layout differs (Go switches to an exponent outside 1e-4 <= |x| < 1e6).
-    text = repr(value)
-    sign = ""
-    if text[0] == "-":
-        sign = "-"
-        text = text[1:]
-    mantissa, _, exp_text = text.partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + (int(exp_text) if exp_text else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0")
-    exponent = point - 1
-    if exponent < -4 or exponent >= 6:
-        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{head}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
+    return format_g(value, nan=".nan", inf=".inf", neg_inf="-.inf")
 
 
 def _format_atom(value: Any) -> str:

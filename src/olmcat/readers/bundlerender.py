@@ -33,7 +33,6 @@ import re
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -42,6 +41,7 @@ from olmcat.files import safe
 from olmcat.go.json import RawNumber, compact, marshal_object
 from olmcat.go.opm import NEWEST, MigrateLevel, OpmRelease, as_release, check_migrate_level
 from olmcat.go.sort import GO119_SHIFTS, sort_slice
+from olmcat.go.strconv import format_g
 from olmcat.model import Bundle, RelatedImage, manifests
 from olmcat.model import property as prop
 from olmcat.model.manifests import as_dict, as_list, as_str
@@ -132,23 +132,6 @@ def _csv_properties(bundle: BundleDir, notify: NoticeSink) -> list[RawProperty]:
     return entries
 
 
-def _go_g(number: float) -> str:
-    """Go's ``fmt.Sprintf("%g", number)`` for a finite float64 (shortest digits, exponent form
-    below 1e-4 and from 1e+06)."""
-    if number == 0:
-        return "-0" if math.copysign(1.0, number) < 0 else "0"
-    digits = Decimal(repr(number))
-    exponent = digits.adjusted()
-    if -4 <= exponent < 6:
-        text = f"{digits:f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    mantissa, _, power = f"{digits:e}".partition("e")
-    if "." in mantissa:
-        mantissa = mantissa.rstrip("0").rstrip(".")
-    sign, value = power[0], power[1:].lstrip("0").rjust(2, "0")
-    return f"{mantissa}e{sign}{value}"
-
-
 def _go_kind(value: object) -> str:
     """How encoding/json names a JSON value's kind in an UnmarshalTypeError."""
     if isinstance(value, bool):
@@ -185,7 +168,7 @@ def csv_release(bundle: BundleDir, release: OpmRelease | None) -> str:
         if number is not None:
             if number == int(number) and -(2**63) <= number < 2**63:
                 return str(int(number))
-            return _go_g(number)
+            return format_g(number)
         problem = "release field must be a string or number"
     else:
         problem = f"json: cannot unmarshal {_go_kind(value)} into Go value of type string"

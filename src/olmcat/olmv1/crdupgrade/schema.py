@@ -12,11 +12,11 @@ location (``^.spec.items``, ``^.spec.oneOf[0]``, ``^.spec.patternProperties[^a]`
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from olmcat.errors import ValidationError
 from olmcat.go.json import go_marshal
+from olmcat.go.strconv import format_g
 
 __all__ = [
     "FIELDS",
@@ -304,32 +304,7 @@ def go_quote(text: str) -> str:
 
 def go_float(value: float) -> str:
     """Go's ``%v`` of a float64 (``strconv.FormatFloat(f, 'g', -1, 64)``)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    text = repr(value)
-    sign = ""
-    if text[0] == "-":
-        sign, text = "-", text[1:]
-    mantissa, _, exp_text = text.partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + (int(exp_text) if exp_text else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0")
-    exponent = point - 1
-    if exponent < -4 or exponent >= 6:
-        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{head}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
+    return format_g(value)
 
 
 def flattened_diff(
