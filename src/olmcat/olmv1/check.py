@@ -1179,29 +1179,15 @@ def check(
     for reference in references:
         text = str(reference)
         path = Path(text)
-        if path.is_dir() and is_bundle_dir(path):
+        bundle_dir = path.is_dir() and is_bundle_dir(path)
+        if bundle_dir or (text != "-" and _is_bundle_image(text, platform, registry)):
             found = _check_bundle_reference(
                 text,
                 chosen,
                 platform=platform,
                 options=registry,
                 notify=notify,
-                image=False,
-                namespace=namespace,
-                config=config,
-            )
-            seen_packages.add(found.package)
-            if wanted is None or found.package in wanted:
-                results.append(found)
-            continue
-        if text != "-" and _is_bundle_image(text, platform, registry):
-            found = _check_bundle_reference(
-                text,
-                chosen,
-                platform=platform,
-                options=registry,
-                notify=notify,
-                image=True,
+                image=not bundle_dir,
                 namespace=namespace,
                 config=config,
             )
