@@ -321,6 +321,20 @@ def _typed_list(items: Any, type_name: str) -> list[Any]:
     return [as_typed(as_dict(i), type_name) for i in as_list(items)]
 
 
+def _merged_by_name(
+    current: list[dict[str, Any]], items: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``current`` with each of ``items`` replacing the entry of its name in place, or appended:
+    how the deployment config merges env, volumes and volume mounts."""
+    index = {entry.get("name"): i for i, entry in enumerate(current)}
+    for item in items:
+        if item.get("name") in index:
+            current[index[item["name"]]] = item
+        else:
+            current.append(item)
+    return current
+
+
 def _apply_config(deployment: Manifest, config: dict[str, Any]) -> None:
     pod = deployment["spec"]["template"].setdefault("spec", {})
     containers = [c for c in as_list(pod.get("containers")) if isinstance(c, dict)]
@@ -328,13 +342,7 @@ def _apply_config(deployment: Manifest, config: dict[str, Any]) -> None:
     if env:
         for container in containers:
             current = [as_typed(as_dict(e), "core.EnvVar") for e in as_list(container.get("env"))]
-            index = {e.get("name"): i for i, e in enumerate(current)}
-            for item in env:
-                if item.get("name") in index:
-                    current[index[item["name"]]] = item
-                else:
-                    current.append(item)
-            container["env"] = current
+            container["env"] = _merged_by_name(current, env)
     env_from = _typed_list(config.get("envFrom"), "core.EnvFromSource")
     if env_from:
         for container in containers:
@@ -346,24 +354,12 @@ def _apply_config(deployment: Manifest, config: dict[str, Any]) -> None:
     volumes = _typed_list(config.get("volumes"), "core.Volume")
     if volumes:
         current = _typed_list(pod.get("volumes"), "core.Volume")
-        index = {v.get("name"): i for i, v in enumerate(current)}
-        for item in volumes:
-            if item.get("name") in index:
-                current[index[item["name"]]] = item
-            else:
-                current.append(item)
-        pod["volumes"] = current
+        pod["volumes"] = _merged_by_name(current, volumes)
     mounts = _typed_list(config.get("volumeMounts"), "core.VolumeMount")
     if mounts:
         for container in containers:
             current = _typed_list(container.get("volumeMounts"), "core.VolumeMount")
-            index = {m.get("name"): i for i, m in enumerate(current)}
-            for item in mounts:
-                if item.get("name") in index:
-                    current[index[item["name"]]] = item
-                else:
-                    current.append(item)
-            container["volumeMounts"] = current
+            container["volumeMounts"] = _merged_by_name(current, mounts)
     tolerations = _typed_list(config.get("tolerations"), "core.Toleration")
     if tolerations:
         current = _typed_list(pod.get("tolerations"), "core.Toleration")
